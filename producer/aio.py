@@ -1,0 +1,196 @@
+"""The asyncio twin of ``producer.client``: the same contract over ``redis.asyncio``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import redis
+import redis.asyncio
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+
+from producer import keys, payloads
+from producer.classify import classify
+from producer.client import parse_result
+from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
+from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
+from producer.gate import AsyncSessionGate
+from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.publisher import Publisher
+from producer.settings import Settings
+from producer.wire import SUMMARIZE_TASK, SummaryMessage
+
+_WAIT_SLICE_SECONDS = 5.0
+
+
+def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asyncio.Redis:
+    """An asyncio Redis client sized and timed for tersify's calls."""
+    client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
+        settings.redis_url,
+        max_connections=settings.redis_pool_size,
+        socket_timeout=_WAIT_SLICE_SECONDS + 5.0,
+        socket_connect_timeout=5.0,
+        decode_responses=decode,
+        retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 3),
+    )
+    return client
+
+
+class AsyncSummaryHandle:
+    """A submitted job, awaited."""
+
+    def __init__(
+        self, job_id: str, producer: AsyncProducer, result: SummaryResult | None = None
+    ) -> None:
+        self.job_id = job_id
+        self._producer = producer
+        self._result = result
+
+    async def result(self) -> SummaryResult | None:
+        """The result if it is stored, else None."""
+        if self._result is None:
+            self._result = await self._producer.get(self.job_id)
+        return self._result
+
+    async def wait(self, timeout: float = 60.0) -> SummaryResult:
+        """Wait for the result (notified); ``ResultTimeoutError`` after ``timeout``."""
+        if self._result is None:
+            self._result = await self._producer.wait(self.job_id, timeout)
+        return self._result
+
+
+class AsyncProducer:
+    """``Producer`` for asyncio backends; publishing runs in a thread (Celery's is blocking)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self._redis = async_redis_client(self.settings)
+        self._gate_redis = async_redis_client(self.settings, decode=True)
+        self.gate = AsyncSessionGate(self._gate_redis, self.settings)
+        self._publisher = Publisher(self.settings)
+
+    async def submit(
+        self,
+        *,
+        session_id: str,
+        tool_name: str,
+        output: object,
+        command: str | None = None,
+        query: str | None = None,
+        tool_call_id: str | None = None,
+        relevant_lines: LineRange | tuple[int, int] | None = None,
+        queue: Queue = Queue.INTERACTIVE,
+        job_id: str | None = None,
+    ) -> AsyncSummaryHandle:
+        """Enqueue ``output`` (or pass it through when short); see ``Producer.submit``."""
+        job = build_job(
+            self.settings,
+            session_id=session_id,
+            tool_name=tool_name,
+            output=output,
+            command=command,
+            query=query,
+            tool_call_id=tool_call_id,
+            relevant_lines=relevant_lines,
+            queue=queue,
+            job_id=job_id,
+        )
+        tool_type = classify(job.tool_name, job.command, job.output)
+        if len(job.output) <= self.settings.summarize_threshold_chars:
+            return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
+        await self._enqueue(job, tool_type)
+        return AsyncSummaryHandle(job.job_id, self)
+
+    async def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
+        digest, blob = payloads.encode(job.output)
+        meta_key = keys.job_meta(job.job_id)
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                pipe.hset(meta_key, mapping=job_meta(job, digest, tool_type))
+                pipe.expire(meta_key, self.settings.result_ttl_seconds)
+                await pipe.execute()
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not store the job: {type(exc).__name__}") from None
+        token: int | None = None
+        try:
+            if job.queue is Queue.INTERACTIVE:
+                token = await self.gate.close_for(
+                    job.session_id,
+                    job.job_id,
+                    tool_type=tool_type.value,
+                    cap_seconds=gate_cap(self.settings),
+                )
+            message: dict[str, Any] = SummaryMessage.for_job(job, digest, token).model_dump(
+                mode="json"
+            )
+            await asyncio.to_thread(
+                self._publisher.publish, SUMMARIZE_TASK, message, job.queue, job.job_id
+            )
+        except BaseException:
+            await self._undo(job, token)
+            raise
+
+    async def _undo(self, job: PendingSummary, token: int | None) -> None:
+        try:
+            if token is not None:
+                await self.gate.reopen_for(job.session_id, job.job_id, token)
+            await self._redis.delete(keys.job_meta(job.job_id))
+        except (redis.RedisError, RedisUnavailableError):
+            pass  # Redis is gone: so is the state to undo, and the gate's lease expires anyway
+
+    async def get(self, job_id: str) -> SummaryResult | None:
+        """The stored result, None while running, ``JobNotFoundError`` if unknown."""
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.lindex(keys.result(job_id), 0)
+                pipe.exists(keys.job_meta(job_id))
+                raw, known = await pipe.execute()
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(
+                f"could not read the result: {type(exc).__name__}"
+            ) from None
+        if raw is not None:
+            return parse_result(raw)
+        if not known:
+            raise JobNotFoundError(f"no job {job_id!r} (never submitted, or its result expired)")
+        return None
+
+    async def wait(self, job_id: str, timeout: float = 60.0) -> SummaryResult:
+        """Wait until the job's result is stored; ``ResultTimeoutError`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        key = keys.result(job_id)
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                raw = await self._redis.blmove(
+                    key,
+                    key,
+                    # redis-py's stub says int; Redis takes fractional seconds here
+                    max(0.01, min(remaining, _WAIT_SLICE_SECONDS)),  # type: ignore[arg-type]
+                    "LEFT",
+                    "RIGHT",
+                )
+            except (redis.ConnectionError, redis.TimeoutError):
+                if remaining <= 0:
+                    raise RedisUnavailableError("Redis unreachable while waiting") from None
+                await asyncio.sleep(min(0.2, max(0.0, remaining)))
+                continue
+            if raw is not None:
+                return parse_result(raw)
+            if time.monotonic() >= deadline:
+                raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
+
+    async def close(self) -> None:
+        """Close connections."""
+        self._publisher.close()
+        await self._redis.aclose()
+        await self._gate_redis.aclose()
+
+    async def __aenter__(self) -> AsyncProducer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,210 @@
+"""Classify a tool output: by tool name, else by the program its command ran, else by content."""
+
+from __future__ import annotations
+
+import re
+
+from producer.classify.shellcmd import Invocation, command_lists
+from producer.classify.sniff import sniff
+from producer.contract import ToolType
+
+FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
+COMMAND, DATA, WEB = ToolType.COMMAND_OUTPUT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _table(**groups: str) -> dict[str, ToolType]:
+    kinds = {"file": FILE, "search": SEARCH, "listing": LISTING, "command": COMMAND,
+             "data": DATA, "web": WEB}  # fmt: skip
+    return {name: kinds[kind] for kind, names in groups.items() for name in names.split()}
+
+
+# Agent tool names (normalized). Shells are absent: their command decides.
+TOOL_NAMES = _table(
+    file="read cat view read-file file-read view-file open-file open read-text-file show-file "
+    "read-multiple-files get-file-contents get-file notebook-read read-notebook head tail "
+    "read-resource fs-read file-view bat type",
+    search="grep rg ripgrep search ag ack git-grep search-files grep-search code-search "
+    "search-code search-in-files find-in-files codebase-search semantic-search file-grep "
+    "search-text text-search",
+    listing="ls find fd tree list list-dir list-directory list-files list-directory-contents "
+    "directory-tree glob file-search find-files find-file dir list-allowed-directories "
+    "ls-files git-ls-files list-folder folder-list",
+    data="nix-search gh jq jc yq json sql query database db api github gitlab jira linear "
+    "kubectl aws gcloud az psql sqlite mysql pip-list npm-list package-info list-packages",
+    web="web-search web-fetch fetch browse browser url fetch-url read-url url-fetch http-get "
+    "scrape crawl search-web google-search brave-search bing-search tavily-search "
+    "tavily-extract firecrawl-scrape web-browse webpage wikipedia docs man",
+)
+SHELL_NAMES = _words(
+    "bash sh zsh fish shell exec execute run terminal powershell pwsh cmd command "
+    "run-command execute-command run-shell-command shell-command run-terminal-cmd "
+    "run-in-terminal local-shell container-exec bash-output run-bash bash-tool exec-command"
+)
+_NAME_TOKENS: tuple[tuple[ToolType | None, frozenset[str]], ...] = (
+    (
+        WEB,
+        _words("web url browse browser scrape crawl webpage wiki wikipedia"),
+    ),
+    (SEARCH, _words("grep rg ripgrep search ag ack")),
+    (FILE, _words("read cat view open")),
+    (
+        LISTING,
+        _words("ls list dir directory directories folder tree glob listing files"),
+    ),
+    (FILE, _words("file content contents")),
+    (
+        None,
+        _words("bash sh shell exec execute run terminal command cmd powershell"),
+    ),
+    (
+        DATA,
+        _words("json sql query db database api table tables issue issues pr repo"),
+    ),
+)
+
+# Programs of a shell command line (after wrappers). None: judge by content.
+PROGRAMS = _table(
+    file="cat bat batcat head tail less more nl tac zcat gzcat bzcat xzcat zstdcat zless "
+    "get-content gc xxd hexdump od strings sed view",
+    search="grep egrep fgrep zgrep rg ripgrep ag ack ack-grep ugrep pt sift findstr "
+    "select-string sls ast-grep sg semgrep",
+    listing="ls ll la dir vdir find fd fdfind tree exa eza lsd du locate plocate mlocate "
+    "get-childitem gci zipinfo",
+    data="jq jc yq gron json_pp json.tool fx xq mlr sqlite3 psql mysql duckdb gh aws gcloud az "
+    "env printenv nix-search dpkg-query rpm printenv lsblk",
+    web="w3m lynx links elinks html2text pandoc man info pydoc tldr",
+    command="pytest py.test tox nox make cmake ninja gcc g++ clang clang++ cc rustc tsc eslint "
+    "prettier ruff mypy pyright pylint flake8 black isort mvn gradle javac jest vitest mocha "
+    "unittest ctest meson bazel",
+)
+_STRUCTURING = frozenset({"jq", "jc", "yq", "gron", "json_pp", "json.tool", "fx", "xq", "mlr"})
+_SETUP = _words(
+    "cd pushd popd export source . set unset alias true : mkdir touch cp mv rm chmod chown "
+    "ln sleep clear trap shopt ulimit umask hash echo printf activate conda-activate wait"
+)
+_BY_CONTENT_WEB = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
+_SUBCOMMANDS: dict[str, dict[str, ToolType]] = {
+    "git": {"ls-files": LISTING, "ls-tree": LISTING, "grep": SEARCH, "blame": FILE,
+            "cat-file": FILE},
+    "pip": {"list": DATA, "freeze": DATA, "show": DATA, "inspect": DATA, "index": DATA},
+    "npm": {"ls": DATA, "list": DATA, "view": DATA, "info": DATA, "outdated": DATA},
+    "pnpm": {"ls": DATA, "list": DATA, "outdated": DATA},
+    "yarn": {"list": DATA, "info": DATA, "outdated": DATA},
+    "cargo": {"tree": DATA, "metadata": DATA, "search": DATA},
+    "go": {"list": DATA, "env": DATA},
+    "docker": {"ps": DATA, "images": DATA, "inspect": DATA, "volume": DATA, "network": DATA},
+    "podman": {"ps": DATA, "images": DATA, "inspect": DATA},
+    "kubectl": {"get": DATA, "describe": DATA, "top": DATA, "api-resources": DATA},
+    "helm": {"list": DATA, "ls": DATA, "show": DATA, "get": DATA},
+    "apt": {"list": DATA, "show": DATA, "policy": DATA, "search": DATA},
+    "apt-cache": {"policy": DATA, "show": DATA, "search": DATA, "madison": DATA},
+    "brew": {"list": DATA, "info": DATA, "search": DATA},
+    "conda": {"list": DATA, "info": DATA, "search": DATA},
+    "poetry": {"show": DATA},
+    "uv": {"tree": DATA},
+    "nix": {"search": DATA, "eval": DATA},
+    "terraform": {"output": DATA, "show": DATA, "state": DATA},
+    "systemctl": {"show": DATA, "list-units": DATA},
+}  # fmt: skip
+
+
+def normalize_tool_name(name: str) -> str:
+    """'mcp__files__Read_File' -> 'read-file': MCP and server prefixes gone, kebab case."""
+    raw = name.strip()
+    if "__" in raw:
+        raw = [part for part in raw.split("__") if part][-1] if raw.strip("_") else raw
+    for separator in ("/", ".", ":"):
+        if separator in raw.strip(separator):
+            raw = [part for part in raw.split(separator) if part][-1]
+    raw = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", raw)
+    raw = re.sub(r"[\s_]+", "-", raw.lower())
+    return re.sub(r"-{2,}", "-", raw).strip("-")
+
+
+def _by_name(name: str) -> ToolType | None:
+    """The type a tool's name gives, None for shells and unknown names."""
+    if name in TOOL_NAMES:
+        return TOOL_NAMES[name]
+    tokens = set(name.split("-"))
+    if tokens & {"list", "get"} and not tokens & {"file", "files", "dir", "directory", "tree"}:
+        return (
+            DATA if tokens & {"issues", "pulls", "prs", "commits", "tables", "packages"} else None
+        )
+    for kind, words in _NAME_TOKENS:
+        if tokens & words:
+            return kind
+    return None
+
+
+def _is_shell(name: str) -> bool:
+    tokens = set(name.split("-"))
+    return name in SHELL_NAMES or bool(tokens & {"bash", "shell", "terminal", "exec"})
+
+
+def program_type(invocation: Invocation) -> ToolType | None:
+    """The type of what ``invocation`` prints, or None when only its output can tell."""
+    program, sub = invocation.program, invocation.subcommand
+    program = "pip" if program in {"pip3", "uv-pip"} else program
+    if program in _SUBCOMMANDS:
+        if program == "git" and sub == "show" and any(":" in a for a in invocation.args):
+            return FILE
+        return _SUBCOMMANDS[program].get(sub, COMMAND)
+    if program == "tar" and invocation.args and "t" in invocation.args[0].lstrip("-"):
+        return LISTING
+    if program in {"unzip", "7z"} and invocation.has("-l", "l"):
+        return LISTING
+    if program in {"dpkg"}:
+        return DATA if invocation.has("-l", "--list", "-s", "--status") else COMMAND
+    if program == "ps" or program == "top":
+        return COMMAND
+    return PROGRAMS.get(program)
+
+
+def _meaningful(lists: list[list[Invocation]]) -> list[Invocation]:
+    """The first pipeline whose program does real work (not cd, export, source, …)."""
+    for pipeline in lists:
+        if pipeline and pipeline[0].program not in _SETUP:
+            return pipeline
+    return lists[-1] if lists else []
+
+
+def classify_command(command: str, output: str) -> ToolType:
+    """The type of ``output`` given the shell ``command`` that printed it."""
+    pipeline = _meaningful(command_lists(command))
+    if not pipeline:
+        return sniff(output)
+    first = pipeline[0]
+    kind = program_type(first)
+    for stage in pipeline[1:]:
+        if stage.program in _STRUCTURING:
+            return DATA
+        if stage.program == "xargs" and stage.args:
+            target = program_type(Invocation(stage.args[0], stage.args[1:]))
+            if target in (SEARCH, FILE, LISTING):
+                kind = target
+        elif PROGRAMS.get(stage.program) is SEARCH and kind is FILE:
+            kind = SEARCH
+    if kind is not None:
+        return kind
+    if first.program in _BY_CONTENT_WEB:
+        return sniff(output, WEB)
+    return sniff(output, COMMAND)
+
+
+def classify(tool_name: str, command: str | None, output: str) -> ToolType:
+    """The tool type of one output: the tool's name, else its command's program, else content."""
+    try:
+        name = normalize_tool_name(tool_name)
+        if not _is_shell(name):
+            by_name = _by_name(name)
+            if by_name is not None:
+                return by_name
+        if command and command.strip():
+            return classify_command(command, output)
+        return sniff(output)
+    except Exception:  # classification only steers a summary; it must never fail a job
+        return COMMAND

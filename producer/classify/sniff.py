@@ -1,0 +1,142 @@
+"""Guess a tool type from the output alone, when neither the tool name nor the command tells."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from producer.classify.sanitize import sanitize
+from producer.classify.signals import is_verdict
+from producer.contract import ToolType
+
+_SAMPLE_HEAD = 48_000
+_SAMPLE_TAIL = 12_000
+_MAX_LINES = 400
+
+_TRACEBACK = re.compile(
+    r"^Traceback \(most recent call last\):|^\s*File \"[^\"]+\", line \d+, in |^panic: "
+    r"|^Exception in thread |^\s+at [\w.$<>]+\([\w.]+:\d+\)|^thread '.*' panicked at",
+    re.M,
+)
+_DIAGNOSTIC = re.compile(
+    r"^\S+:\d+(?::\d+)?: (?:fatal )?(?:error|warning|note)\b|^(?:error|warning)(?:\[\w+\])?: "
+    r"|^make(?:\[\d+\])?: \*\*\*|^npm ERR!|^=+ (?:test session starts|FAILURES|ERRORS) =+"
+    r"|^(?:FAILED|ERROR) \S+::|^-{3,} FAIL: |^E\s{3,}\S",
+    re.M,
+)
+_SEARCH_HIT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+[:-]")
+_SEARCH_COUNT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+$")
+_CAT_N = re.compile(r"^\s*\d+\t")
+_LS_LONG = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?\s+\d+\s")
+_LS_HEADER = re.compile(r"^total \d+$|^\S.*:$")
+_TREE = re.compile(r"^[\s│|]*(?:├──|└──|\|--|`--) ")
+_PATH_ONLY = re.compile(r"^(?:\./|/|~/)?[\w@+.,=~-]+(?:/[\w@+.,=~ -]*)*/?$")
+_HTML = re.compile(r"<!doctype html|<html[\s>]|<head[\s>]|<body[\s>]|<div[\s>]|<p>", re.I)
+_YAML = re.compile(r"^\s*(?:- )?[\w\"'./-]+:(?: |$)|^\s*- \S|^---\s*$")
+_CODE = re.compile(
+    r"^\s*(?:def |class |import |from \S+ import |#include|#!|function |const |let |var |fn |"
+    r"pub |impl |struct |package |func |public |private |protected |return\b|if \(|for \(|"
+    r"@\w+|module |export |using |namespace |template|[}{]\s*$|\$\w+ = |param\(|"
+    r"(?:else|elif|elseif|foreach|while|switch|try|catch|finally|then|do|done|fi|esac)\b|"
+    r"[A-Z][a-z]+-[A-Z]\w+ |//|/\*|\*/|<#|#>|\[[\w.\"-]+\]\s*$|[\w.-]+ = \S)"
+    r"|[;{}(\[,]\s*$"
+)
+# Markdown headings are followed by a blank line; code comments ("# step 2") by more code.
+_MD_HEADING = re.compile(r"^#{1,6} \S[^\n]*\n[ \t]*\n|^\S[^\n]*\n(?:={3,}|-{3,})[ \t]*$", re.M)
+_LETTER = re.compile(r"[^\W\d_]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CODE_CHARS = re.compile(r"[{}();=<>$\\|]")
+_WEAK_COMMAND = re.compile(r"\b(?:error|warning|failed|exception|exit code)\b", re.I)
+
+
+def _sample(text: str) -> str:
+    if len(text) <= _SAMPLE_HEAD + _SAMPLE_TAIL:
+        return sanitize(text)
+    return sanitize(text[:_SAMPLE_HEAD] + "\n" + text[-_SAMPLE_TAIL:])
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether ``text`` is a JSON document, JSON lines, or the start of a big JSON value."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return False
+    if stripped[-1] in "]}":
+        try:
+            json.loads(stripped)
+            return True
+        except ValueError:
+            pass
+    lines = [line for line in stripped[:_SAMPLE_HEAD].split("\n")[:50] if line.strip()]
+    if len(lines) >= 2 and all(line.lstrip()[:1] in "[{" for line in lines[:-1]):
+        try:
+            for line in lines[:-1]:
+                json.loads(line)
+            return True
+        except ValueError:
+            pass
+    # A value too big or cut short to parse: judge by its opening.
+    return (
+        re.match(r'^[\[{]\s*(?:"[^"\n]{1,200}"\s*:|\{\s*"|\[|"|-?\d|true|false|null)', stripped)
+        is not None
+    )
+
+
+def _ratio(lines: list[str], pattern: re.Pattern[str]) -> float:
+    return sum(1 for line in lines if pattern.search(line)) / len(lines) if lines else 0.0
+
+
+def sniff(output: str, default: ToolType = ToolType.COMMAND_OUTPUT) -> ToolType:
+    """The tool type ``output`` looks like, or ``default`` when nothing stands out."""
+    sample = _sample(output)
+    if not sample.strip():
+        return default
+    if looks_like_json(sample if len(output) == len(sample) else output[:_SAMPLE_HEAD]):
+        return ToolType.STRUCTURED_DATA
+    lines = [line for line in sample.split("\n") if line.strip()][:_MAX_LINES]
+    tail = [line.strip() for line in sample.split("\n")[-40:] if line.strip()]
+    if _TRACEBACK.search(sample) or any(is_verdict(line) for line in tail):
+        return ToolType.COMMAND_OUTPUT
+    if len(_DIAGNOSTIC.findall(sample)) >= 2 or (len(lines) < 6 and _DIAGNOSTIC.search(sample)):
+        return ToolType.COMMAND_OUTPUT
+    if _ratio(lines, _CAT_N) >= 0.8:
+        return ToolType.FILE_CONTENT
+    if _ratio(lines, _SEARCH_HIT) >= 0.6 or _ratio(lines, _SEARCH_COUNT) >= 0.8:
+        return ToolType.SEARCH_RESULTS
+    if _ratio(lines, _LS_LONG) >= 0.4 or _ratio(lines, _TREE) >= 0.3:
+        return ToolType.DIRECTORY_LISTING
+    paths = [line for line in lines if _PATH_ONLY.match(line.strip())]
+    if len(lines) >= 3 and len(paths) / len(lines) >= 0.7 and _path_like(paths):
+        return ToolType.DIRECTORY_LISTING
+    if _HTML.search(sample[:4000]):
+        return ToolType.WEB_CONTENT
+    if len(lines) >= 4 and _ratio(lines, _YAML) >= 0.7 and _ratio(lines, _CODE) < 0.2:
+        return ToolType.STRUCTURED_DATA
+    code = _ratio(lines, _CODE)
+    if len(lines) >= 3 and code >= 0.25 and code >= 0.8 * _prose_share(lines):
+        return ToolType.FILE_CONTENT
+    if len(_MD_HEADING.findall(sample)) >= 2 or _prose_share(lines) >= 0.3:
+        return ToolType.WEB_CONTENT
+    if _WEAK_COMMAND.search(sample):
+        return ToolType.COMMAND_OUTPUT
+    return default
+
+
+def _path_like(paths: list[str]) -> bool:
+    """Whether path-only lines are really paths (slashes or extensions), not single words."""
+    marked = sum(1 for p in paths if "/" in p or re.search(r"\.\w{1,8}$", p))
+    return marked >= max(2, len(paths) // 2)
+
+
+def _is_prose(line: str) -> bool:
+    """A line of running text: mostly letters, several words (or CJK), few code symbols."""
+    body = line.strip()
+    if len(body) < 20 or len(_CODE_CHARS.findall(body)) > 2:
+        return False
+    letters = len(_LETTER.findall(body))
+    if letters < 0.6 * len(body.replace(" ", "")):
+        return False
+    return len(body.split()) >= 6 or len(_CJK.findall(body)) >= 10
+
+
+def _prose_share(lines: list[str]) -> float:
+    return sum(1 for line in lines if _is_prose(line)) / len(lines) if lines else 0.0

@@ -1,0 +1,79 @@
+"""The compaction contract: a conversation segment to compact, and what came back.
+
+Messages travel as the caller's own JSON dicts (OpenAI or Anthropic style); the result hands the
+new list back in the same shape, so a backend can swap it in without converting anything.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import Field, JsonValue
+
+# _Versioned is the contract's shared base (frozen, extra="forbid", schema_version checked);
+# reusing it keeps every job and result speaking the same versioning rules.
+from producer.contract import FallbackReason, SessionId, _Versioned, new_job_id, utcnow
+
+Message = dict[str, JsonValue]
+
+
+class MessageShape(StrEnum):
+    """Which API's message format a conversation uses."""
+
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+
+
+class CompactionMethod(StrEnum):
+    """How a compaction result was made."""
+
+    LLM = "llm"
+    FALLBACK = "fallback"
+    PASSTHROUGH = "passthrough"  # nothing between the protected head and tail to compact
+
+
+class CompactionJob(_Versioned):
+    """A conversation whose middle should be replaced by one summary message."""
+
+    job_id: str = Field(default_factory=new_job_id, min_length=8, max_length=64)
+    session_id: SessionId
+    messages: list[Message]
+    previous_summary: str | None = None
+    protect_first: int = Field(2, ge=0, le=10_000)
+    protect_last: int = Field(6, ge=0, le=10_000)
+    shape: MessageShape | None = None  # None: detected from the messages
+    created_at: datetime = Field(default_factory=utcnow)
+    deadline: datetime
+
+    @classmethod
+    def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
+        """Make a job whose deadline is ``deadline_seconds`` after its creation."""
+        created = fields.pop("created_at", None) or utcnow()
+        return cls(
+            created_at=created, deadline=created + timedelta(seconds=deadline_seconds), **fields
+        )
+
+
+class CompactionResult(_Versioned):
+    """The compacted conversation, in the input's shape, and how it was made."""
+
+    job_id: str
+    session_id: str
+    messages: list[Message]
+    summary: str
+    method: CompactionMethod
+    shape: MessageShape | None = None  # None: no message told the shapes apart
+    provider: str | None = None
+    model: str | None = None
+    fallback_reason: FallbackReason | None = None
+    fallback_detail: str | None = None
+    messages_before: int = Field(ge=0)
+    messages_after: int = Field(ge=0)
+    tokens_before: int = Field(ge=0)
+    tokens_after: int = Field(ge=0)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    started_at: datetime
+    finished_at: datetime

@@ -1,0 +1,210 @@
+"""The session gate's Lua scripts: every change of gate state is one of these, run atomically.
+
+Times are Redis server milliseconds (``TIME``), so the clocks of producer and worker hosts never
+matter. A hold is *live* while its score (effective expiry) is greater than now; the gate of a
+session is open when it has no live hold. Each script raises the TTL of the keys it writes so
+an abandoned session leaves nothing behind. ``claim`` reaches across sessions, so it builds
+per-session key names from templates passed in ARGV (fine on a single Redis, not on Cluster).
+"""
+
+from __future__ import annotations
+
+_PRELUDE = """
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function int(x) return string.format('%d', x) end
+local function extend(key, ms)
+  local pttl = redis.call('PTTL', key)
+  if pttl == -1 or (pttl >= 0 and pttl < ms) then redis.call('PEXPIRE', key, int(ms)) end
+end
+local function live(holds, now)
+  return redis.call('ZCOUNT', holds, '(' .. int(now), '+inf')
+end
+local function new_token(key, ttl)
+  local token = redis.call('INCR', key)
+  extend(key, ttl)
+  return token
+end
+local function announce_if_open(holds, channel, now)
+  if live(holds, now) == 0 then redis.call('PUBLISH', channel, 'open') end
+end
+"""
+
+# KEYS holds, jobs, expiries, token · ARGV sid, job, lease_ms, cap_ms, tool_type, margin_ms
+_CLOSE = """
+local now = now_ms()
+local raw = redis.call('HGET', KEYS[2], ARGV[2])
+if raw then return cjson.decode(raw).token end
+local lease, cap, margin = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
+local token = new_token(KEYS[4], cap + margin)
+local expiry = math.min(now + lease, now + cap)
+redis.call('HSET', KEYS[2], ARGV[2], cjson.encode({token = token, cap_ms = now + cap,
+  lease_ms = lease, tool_type = ARGV[5], closed_at_ms = now}))
+redis.call('ZADD', KEYS[1], int(expiry), ARGV[2])
+redis.call('ZADD', KEYS[3], int(expiry), ARGV[1] .. '\\n' .. ARGV[2])
+-- holds no sweeper claimed within the margin are forgotten, so the index stays bounded
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. int(now - margin))
+for i = 1, 3 do extend(KEYS[i], cap + margin) end
+return token
+"""
+
+# KEYS holds, jobs, expiries · ARGV sid, job, token
+_RENEW = """
+local now = now_ms()
+local raw = redis.call('HGET', KEYS[2], ARGV[2])
+if not raw then return 0 end
+local rec = cjson.decode(raw)
+if rec.token ~= tonumber(ARGV[3]) then return 0 end
+local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+-- an expired hold stays expired: reviving it would close a gate the user already saw open
+if not score or tonumber(score) <= now then return 0 end
+local expiry = math.min(now + rec.lease_ms, rec.cap_ms)
+redis.call('ZADD', KEYS[1], int(expiry), ARGV[2])
+redis.call('ZADD', KEYS[3], int(expiry), ARGV[1] .. '\\n' .. ARGV[2])
+return 1
+"""
+
+# KEYS holds, jobs, expiries, finishing · ARGV sid, job, token, channel
+_RELEASE = """
+local raw = redis.call('HGET', KEYS[2], ARGV[2])
+if not raw then return 0 end
+if cjson.decode(raw).token ~= tonumber(ARGV[3]) then return -1 end
+local member = ARGV[1] .. '\\n' .. ARGV[2]
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[1], ARGV[2])
+redis.call('ZREM', KEYS[3], member)
+redis.call('ZREM', KEYS[4], member)
+announce_if_open(KEYS[1], ARGV[4], now_ms())
+return 1
+"""
+
+# KEYS result, late[, holds, jobs, expiries, finishing] · ARGV job, json, ttl, sid, token, channel
+_COMPLETE = """
+local gated = #KEYS > 2
+local member = (ARGV[4] or '') .. '\\n' .. ARGV[1]
+local rec = false
+if gated then
+  local raw = redis.call('HGET', KEYS[4], ARGV[1])
+  if raw then rec = cjson.decode(raw) end
+end
+local mine = rec and rec.token == tonumber(ARGV[5])
+local function late()
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  return 'late'
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  -- a sweeper's claim is discharged once a result exists, else it would be re-claimed forever
+  if mine and redis.call('ZSCORE', KEYS[6], member) then
+    redis.call('HDEL', KEYS[4], ARGV[1])
+    redis.call('ZREM', KEYS[6], member)
+  end
+  return late()
+end
+if rec and not mine then return late() end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+if rec then
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[5], member)
+  redis.call('ZREM', KEYS[6], member)
+  announce_if_open(KEYS[3], ARGV[6], now_ms())
+end
+return 'applied'
+"""
+
+# KEYS expiries, finishing, token
+# ARGV limit, claim_ms, margin_ms, then (prefix, suffix) pairs for holds, jobs and channel
+_CLAIM = """
+local now = now_ms()
+local limit, claim, margin = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+local function name(i, sid) return ARGV[i] .. sid .. ARGV[i + 1] end
+local function take(member)
+  local nl = string.find(member, '\\n', 1, true)
+  local sid, job = string.sub(member, 1, nl - 1), string.sub(member, nl + 1)
+  local holds, jobs = name(4, sid), name(6, sid)
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZREM', holds, job)
+  local raw = redis.call('HGET', jobs, job)
+  if not raw then
+    redis.call('ZREM', KEYS[2], member)
+    return
+  end
+  local rec = cjson.decode(raw)
+  -- only a first claim keeps the record alive longer: a job no sweeper manages to finish is
+  -- re-claimed until its record expires, not forever
+  if not rec.claimed_at_ms then extend(jobs, claim + margin) end
+  rec.token = new_token(KEYS[3], claim + margin)
+  rec.claimed_at_ms = now
+  redis.call('HSET', jobs, job, cjson.encode(rec))
+  redis.call('ZADD', KEYS[2], int(now + claim), member)
+  extend(KEYS[2], claim + margin)
+  announce_if_open(holds, name(8, sid), now)
+  out[#out + 1] = {sid, job, rec.token, rec.tool_type}
+end
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit)) do
+  take(m)
+end
+if #out < limit then
+  local stale = redis.call('ZRANGE', KEYS[2], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit - #out)
+  for _, m in ipairs(stale) do take(m) end
+end
+return out
+"""
+
+# KEYS holds → {live holds, ms until the earliest live hold expires}
+_STATE = """
+local now = now_ms()
+local first = redis.call('ZRANGE', KEYS[1], '(' .. int(now), '+inf', 'BYSCORE', 'LIMIT', 0, 1,
+  'WITHSCORES')
+if #first == 0 then return {0, 0} end
+return {live(KEYS[1], now), tonumber(first[2]) - now}
+"""
+
+# KEYS holds, jobs, held → {now_ms, held count, then job, expiry, record per live hold}
+_STATUS = """
+local now = now_ms()
+local out = {now, redis.call('LLEN', KEYS[3])}
+local holds = redis.call('ZRANGE', KEYS[1], '(' .. int(now), '+inf', 'BYSCORE', 'WITHSCORES')
+for i = 1, #holds, 2 do
+  out[#out + 1] = holds[i]
+  out[#out + 1] = holds[i + 1]
+  out[#out + 1] = redis.call('HGET', KEYS[2], holds[i]) or '{}'
+end
+return out
+"""
+
+# KEYS held · ARGV message, ttl_ms
+_HOLD = """
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n
+"""
+
+# KEYS holds, held → every held message, oldest first, or {} while the gate is closed
+_TAKE = """
+if live(KEYS[1], now_ms()) > 0 then return {} end
+local items = redis.call('LRANGE', KEYS[2], 0, -1)
+redis.call('DEL', KEYS[2])
+return items
+"""
+
+SOURCES: dict[str, str] = {
+    name: _PRELUDE + body
+    for name, body in {
+        "close": _CLOSE,
+        "renew": _RENEW,
+        "release": _RELEASE,
+        "complete": _COMPLETE,
+        "claim": _CLAIM,
+        "state": _STATE,
+        "status": _STATUS,
+        "hold": _HOLD,
+        "take": _TAKE,
+    }.items()
+}
+"""Every gate script by name, each with the shared helper prelude."""

@@ -1,0 +1,83 @@
+"""Turning a backend's call into a validated job, shared by the sync and async producers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.typing import EncodableT, FieldT
+
+from producer import payloads
+from producer.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
+from producer.errors import InvalidJobError
+from producer.settings import Settings
+
+# The gate's cap: the job's deadline plus time for its fallback to be stored.
+GATE_CAP_MARGIN_SECONDS = 5.0
+
+
+def build_job(settings: Settings, **fields: Any) -> PendingSummary:
+    """Validate a submit call's arguments into a ``PendingSummary``; ``InvalidJobError`` if bad."""
+    output, replaced = payloads.clean_output(fields.pop("output"), settings.max_output_bytes)
+    span = fields.pop("relevant_lines", None)
+    if isinstance(span, tuple):
+        span = {"start": span[0], "end": span[1]}
+    try:
+        queue = Queue(fields.pop("queue", Queue.INTERACTIVE))
+    except ValueError as exc:
+        raise InvalidJobError(str(exc)) from None
+    deadline = (
+        settings.job_deadline_seconds
+        if queue is Queue.INTERACTIVE
+        else settings.batch_deadline_seconds
+    )
+    clean = {k: v for k, v in fields.items() if v is not None}
+    try:
+        return PendingSummary.build(
+            deadline_seconds=deadline,
+            output=output,
+            decoded_with_replacement=replaced,
+            relevant_lines=span,
+            queue=queue,
+            **clean,
+        )
+    except (ValueError, TypeError) as exc:
+        raise InvalidJobError(str(exc)) from None
+
+
+def gate_cap(settings: Settings) -> float:
+    """How long an interactive job may hold its session's gate at most."""
+    return min(settings.gate_max_seconds, settings.job_deadline_seconds + GATE_CAP_MARGIN_SECONDS)
+
+
+def job_meta(job: PendingSummary, digest: str, tool_type: ToolType) -> dict[FieldT, EncodableT]:
+    """The small hash stored beside a job: for ``get``, status pages and the lease sweeper."""
+    return {
+        "session_id": job.session_id,
+        "tool_name": job.tool_name,
+        "queue": job.queue.value,
+        "payload": digest,
+        "tool_type": tool_type.value,
+        "job": job.model_dump_json(exclude={"output"}),
+        "chars": str(len(job.output)),
+        "queued_at": job.created_at.isoformat(),
+        "deadline": job.deadline.isoformat(),
+    }
+
+
+def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
+    """The result of an output short enough to use as it is."""
+    now = utcnow()
+    return SummaryResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        tool_call_id=job.tool_call_id,
+        text=job.output,
+        method=Method.PASSTHROUGH,
+        tool_type=tool_type,
+        chars_in=len(job.output),
+        chars_out=len(job.output),
+        decoded_with_replacement=job.decoded_with_replacement,
+        queued_at=job.created_at,
+        started_at=now,
+        finished_at=now,
+    )

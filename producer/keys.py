@@ -1,0 +1,89 @@
+"""Every Redis key tersify uses, all under one prefix."""
+
+from __future__ import annotations
+
+PREFIX = "tersify:"
+
+
+def result(job_id: str) -> str:
+    """One-element list holding a job's SummaryResult JSON (a list so waiters can block on it)."""
+    return f"{PREFIX}result:{job_id}"
+
+
+def late_result(job_id: str) -> str:
+    """A result written after the job's hold had already expired and been finished elsewhere."""
+    return f"{PREFIX}late:{job_id}"
+
+
+def payload(digest: str) -> str:
+    """A stored tool output, addressed by its content hash (the claim check)."""
+    return f"{PREFIX}payload:{digest}"
+
+
+def job_meta(job_id: str) -> str:
+    """Hash describing a submitted job (session, tool, sizes) for status and sweeping."""
+    return f"{PREFIX}job:{job_id}"
+
+
+def logged(job_id: str) -> str:
+    """Marker: the job's full output is in the session log."""
+    return f"{PREFIX}logged:{job_id}"
+
+
+DEAD_LETTERS = f"{PREFIX}deadletter"
+"""List of messages a worker refused (newest first, capped), each with its reason."""
+
+
+def worker_alive(hostname: str) -> str:
+    """Heartbeat key a worker refreshes while it runs (liveness checks, status, tests)."""
+    return f"{PREFIX}worker:{hostname}"
+
+
+def spill(ref: str) -> str:
+    """A full text saved by the inline ``truncate`` so a model tool can read any range back."""
+    return f"{PREFIX}spill:{ref}"
+
+
+def compaction_result(job_id: str) -> str:
+    """One-element list holding a compaction job's result JSON."""
+    return f"{PREFIX}compaction:{job_id}"
+
+
+# --- session gate (owned by producer/gate.py) ---
+
+GATE_PREFIX = f"{PREFIX}gate:"
+
+
+def gate_token() -> str:
+    """Counter handing out the gate's fencing tokens (INCR; monotonic while the key lives)."""
+    return f"{GATE_PREFIX}token"
+
+
+def gate_expiries() -> str:
+    """Global ZSET of every hold, member ``"{session_id}\\n{job_id}"``, score = expiry in ms."""
+    return f"{GATE_PREFIX}expiries"
+
+
+def gate_finishing() -> str:
+    """Global ZSET of expired holds a sweeper claimed, score = the claim's expiry in ms."""
+    return f"{GATE_PREFIX}finishing"
+
+
+def gate_holds(session_id: str) -> str:
+    """ZSET of a session's holds: member job_id, score = effective expiry in ms (server time)."""
+    return f"{GATE_PREFIX}{session_id}:holds"
+
+
+def gate_jobs(session_id: str) -> str:
+    """Hash of a session's held jobs: job_id → JSON {token, cap_ms, lease_ms, tool_type, ...}."""
+    return f"{GATE_PREFIX}{session_id}:jobs"
+
+
+def gate_held(session_id: str) -> str:
+    """List of user input that arrived while the session's gate was closed, oldest first."""
+    return f"{GATE_PREFIX}{session_id}:held"
+
+
+def gate_events(session_id: str) -> str:
+    """Pub/sub channel (not a key) announcing that a session's gate opened."""
+    return f"{GATE_PREFIX}{session_id}:events"

@@ -1,0 +1,114 @@
+"""The one settings class: every tunable default, read from ``TERSIFY_*`` environment variables.
+
+Fields are flat (``TERSIFY_ANTHROPIC_API_KEY``, not ``TERSIFY_ANTHROPIC__API_KEY``) because the
+variable names are public surface that deploy files and users already rely on. Build one
+``Settings()`` at each entry point and pass it down; nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ProviderName(StrEnum):
+    """Model providers a worker can call."""
+
+    ANTHROPIC = "anthropic"
+    OPENAI = "openai"
+    EXTRACTIVE = "extractive"
+
+
+class Settings(BaseSettings):
+    """Every tersify default; see the configuration table in the README."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TERSIFY_", extra="ignore", frozen=True, validate_default=True
+    )
+
+    # Redis
+    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Broker, results, gate state.")
+    redis_pool_size: int = Field(128, ge=4, description="Most Redis connections per process.")
+
+    # Thresholds and budgets (characters)
+    summarize_threshold_chars: int = Field(
+        1500, ge=0, description="Outputs at or under pass through."
+    )
+    max_summary_chars: int = Field(800, ge=50, description="Longest model summary accepted.")
+    local_budget_chars: int = Field(2000, ge=200, description="Budget of extractive and fallback.")
+    max_model_input_chars: int = Field(50_000, ge=2000, description="Most input sent to a model.")
+    max_output_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="Hard cap on one output.")
+
+    # Providers
+    main_provider: ProviderName | None = Field(None, description="The agent's main provider.")
+    summary_provider: ProviderName | None = Field(None, description="Summaries; else main.")
+    compaction_provider: ProviderName | None = Field(
+        None, description="Compaction summaries; else the summary provider, else main."
+    )
+    compaction_model: str | None = Field(None, description="Model for compaction; else default.")
+    anthropic_api_key: SecretStr | None = Field(None, description="Enables Anthropic.")
+    anthropic_base_url: str = Field("https://api.anthropic.com", description="Without /v1.")
+    anthropic_model: str = Field("claude-haiku-4-5-20251001", description="Anthropic model.")
+    openai_api_key: SecretStr | None = Field(None, description="Enables OpenAI.")
+    openai_base_url: str = Field("https://api.openai.com/v1", description="With /v1.")
+    openai_model: str = Field("gpt-4.1-mini", description="OpenAI-compatible model.")
+    model_connect_timeout_seconds: float = Field(5.0, gt=0, description="TCP/TLS connect limit.")
+    model_timeout_seconds: float = Field(30.0, gt=0, description="Longest single model call.")
+
+    # Jobs
+    job_deadline_seconds: float = Field(30.0, gt=0, description="Interactive job deadline.")
+    batch_deadline_seconds: float = Field(
+        86_400.0, gt=0, description="Batch job deadline (batch jobs may queue for long)."
+    )
+    compaction_deadline_seconds: float = Field(120.0, gt=0, description="Compaction job deadline.")
+    result_ttl_seconds: int = Field(86_400, ge=60, description="How long results stay in Redis.")
+    payload_ttl_seconds: int = Field(3600, ge=60, description="How long stored outputs stay.")
+    visibility_timeout_seconds: int = Field(
+        120, ge=1, description="A job unacked this long is redelivered; keep above the longest run."
+    )
+    session_log_dir: Path = Field(Path(".tersify/sessions"), description="Per-session JSONL logs.")
+
+    # Worker
+    worker_pool: Literal["threads", "prefork", "solo", "gevent"] = Field(
+        "threads", description="Celery pool."
+    )
+    worker_concurrency: int = Field(32, ge=1, description="In-flight jobs per worker process.")
+
+    # Session gate
+    gate_lease_seconds: float = Field(
+        15.0, gt=0, description="A job's hold, renewed by its worker."
+    )
+    gate_max_seconds: float = Field(60.0, gt=0, description="Absolute cap on one job's hold.")
+    gate_sweep_interval_seconds: float = Field(2.0, gt=0, description="Expired-lease sweep period.")
+    gate_fail_open: bool = Field(True, description="Gate reads as open when Redis is down.")
+
+    # Logging
+    log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
+    log_level: str = Field("INFO", description="Root log level.")
+
+    def resolved_summary_provider(self) -> ProviderName:
+        """The provider summaries use: its own setting, else the main one, else any keyed one."""
+        if self.summary_provider is not None:
+            return self.summary_provider
+        if self.main_provider is not None:
+            return self.main_provider
+        if self.anthropic_api_key is not None:
+            return ProviderName.ANTHROPIC
+        if self.openai_api_key is not None:
+            return ProviderName.OPENAI
+        return ProviderName.EXTRACTIVE
+
+    def resolved_compaction_provider(self) -> ProviderName:
+        """The provider compaction uses: its own setting, else the summary provider's choice."""
+        return self.compaction_provider or self.resolved_summary_provider()
+
+    def child_env(self, **overrides: str) -> dict[str, str]:
+        """The environment for a child process: this one's, with ``TERSIFY_*`` overrides."""
+        env = dict(os.environ)  # noqa: TID251 - the settings module is where the environment is read
+        env.update({f"TERSIFY_{name.upper()}": value for name, value in overrides.items()})
+        return env

@@ -1,0 +1,71 @@
+"""Fixtures that start real worker processes against the session's redis-server and fake model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from producer.client import Producer
+from producer.settings import Settings
+from tests.fakemodel import FakeModelServer
+from tests.integration.workers import WorkerProcess
+from worker.localredis import LocalRedis
+
+API_KEY = "sk-test-not-a-real-key-0123456789"
+
+
+@pytest.fixture(scope="session")
+def fake_model() -> Iterator[FakeModelServer]:
+    """The loopback fake of the Anthropic and OpenAI APIs."""
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def _fresh_fake(request: pytest.FixtureRequest) -> None:
+    if "fake_model" in request.fixturenames:
+        request.getfixturevalue("fake_model").reset()
+
+
+def provider_env(fake: FakeModelServer, provider: str) -> dict[str, str]:
+    """Worker environment that sends summaries to ``provider`` on the fake server."""
+    return {
+        "summary_provider": provider,
+        "anthropic_api_key": API_KEY,
+        "anthropic_base_url": fake.anthropic_base_url,
+        "openai_api_key": API_KEY,
+        "openai_base_url": fake.openai_base_url,
+        "model_timeout_seconds": "2",
+    }
+
+
+@pytest.fixture
+def settings(redis_server: LocalRedis, redis_client: Any, tmp_path: Path) -> Settings:
+    """Settings for one test: the session's Redis (emptied), a fresh session-log directory."""
+    return Settings(redis_url=redis_server.url, session_log_dir=tmp_path / "sessions")
+
+
+@pytest.fixture
+def start_worker(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
+    """Start worker processes; all are stopped when the test ends."""
+    started: list[WorkerProcess] = []
+
+    def start(**env: str) -> WorkerProcess:
+        env.setdefault("session_log_dir", str(settings.session_log_dir))
+        worker = WorkerProcess(settings, tmp_path, **env).start()
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
+
+
+@pytest.fixture
+def producer(settings: Settings) -> Iterator[Producer]:
+    """A producer on the test's settings."""
+    with Producer(settings) as prod:
+        yield prod

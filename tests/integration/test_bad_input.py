@@ -1,0 +1,96 @@
+"""Bad input is refused with a typed error before anything is enqueued; bad messages end in the
+dead-letter list instead of being retried forever."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+import pytest
+
+from producer import keys
+from producer.client import Producer
+from producer.contract import Method, Queue
+from producer.errors import InvalidJobError, OutputTooLargeError, UnsupportedSchemaError
+from producer.publisher import Publisher
+from producer.settings import Settings
+from producer.wire import SUMMARIZE_TASK, parse_message
+from tests.integration.workers import WorkerProcess
+
+BIG = "x" * 5000
+
+
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"session_id": "", "tool_name": "bash", "output": BIG}, InvalidJobError),
+        ({"session_id": "has space", "tool_name": "bash", "output": BIG}, InvalidJobError),
+        ({"session_id": "s", "tool_name": "", "output": BIG}, InvalidJobError),
+        ({"session_id": "s", "tool_name": "bash", "output": 42}, InvalidJobError),
+        ({"session_id": "s", "tool_name": "bash", "output": None}, InvalidJobError),
+        (
+            {"session_id": "s", "tool_name": "bash", "output": BIG, "relevant_lines": (5, 2)},
+            InvalidJobError,
+        ),
+    ],
+)
+def test_bad_input_is_refused_and_leaves_nothing_behind(
+    fields: dict, error: type[Exception], producer: Producer, redis_client
+) -> None:
+    with pytest.raises(error):
+        producer.submit(**fields)
+    assert redis_client.keys("*") == []
+
+
+def test_an_output_over_the_hard_cap_is_refused(settings: Settings, redis_client) -> None:
+    with Producer(settings.model_copy(update={"max_output_bytes": 10_000})) as producer:
+        with pytest.raises(OutputTooLargeError):
+            producer.submit(session_id="s", tool_name="bash", output="é" * 5001)
+        with pytest.raises(OutputTooLargeError):
+            producer.submit(session_id="s", tool_name="bash", output=b"x" * 10_001)
+    assert redis_client.keys("*") == []
+
+
+def test_an_unknown_schema_version_is_refused() -> None:
+    with pytest.raises(UnsupportedSchemaError):
+        parse_message({"schema_version": 99, "job": {}, "payload": "0" * 64})
+
+
+def test_invalid_utf8_is_replaced_and_flagged(producer: Producer) -> None:
+    handle = producer.submit(session_id="s", tool_name="bash", output=b"caf\xe9 \xff ok")
+    result = handle.wait(1)
+    assert result.decoded_with_replacement
+    assert result.text == "caf\ufffd \ufffd ok"
+
+
+def test_lone_surrogates_and_nul_are_accepted_as_text(producer: Producer) -> None:
+    result = producer.submit(session_id="s", tool_name="bash", output="a\ud800b\x00c").wait(1)
+    assert result.text == "a\ufffdb\x00c"
+    assert result.decoded_with_replacement
+
+
+def test_a_malformed_message_is_dead_lettered_not_retried(
+    start_worker: Callable[..., WorkerProcess], settings: Settings, producer: Producer, redis_client
+) -> None:
+    start_worker()
+    publisher = Publisher(settings)
+    try:
+        publisher.publish(
+            SUMMARIZE_TASK, {"schema_version": 1, "job": {"oops": 1}}, Queue.INTERACTIVE, "bad-1"
+        )
+        publisher.publish(SUMMARIZE_TASK, {"schema_version": 7}, Queue.INTERACTIVE, "bad-2")
+    finally:
+        publisher.close()
+    deadline = time.monotonic() + 20
+    while redis_client.llen(keys.DEAD_LETTERS) < 2:
+        assert time.monotonic() < deadline, "messages were not dead-lettered"
+        time.sleep(0.05)
+    reasons = [json.loads(r)["reason"] for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)]
+    assert any("schema_version" in r for r in reasons)
+    # the worker is still healthy: a real job after the bad ones completes
+    result = producer.submit(session_id="after", tool_name="bash", output=BIG + "\nerror: x").wait(
+        30
+    )
+    assert result.method is Method.EXTRACTIVE
+    assert redis_client.llen(keys.DEAD_LETTERS) == 2

@@ -1,0 +1,135 @@
+"""The session gate with real workers: input held in order, crashes never leave a session shut,
+late results are kept but never applied twice, Redis restarts are survived."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+
+from producer.client import Producer
+from producer.contract import FallbackReason, Method
+from producer.settings import Settings
+from tests.fakemodel import FakeModelServer, hang, ok
+from tests.integration.conftest import provider_env
+from tests.integration.workers import WorkerProcess
+from worker.localredis import LocalRedis
+
+StartWorker = Callable[..., WorkerProcess]
+LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> None:
+    """Poll ``condition`` (a test-side check, bounded) until it holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def test_input_is_held_while_the_job_runs_and_handed_back_in_order(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.set_default(ok(latency=1.0))
+    start_worker(**provider_env(fake_model, "anthropic"))
+    handle = producer.submit(session_id="held", tool_name="bash", output=LOG)
+    gate = producer.gate
+    assert not gate.is_open("held")
+    for text in ("first", "second", "third"):
+        gate.hold_input("held", text)
+    assert gate.take_held("held") == []  # still closed: nothing handed out
+    assert gate.wait_open("held", timeout=20)
+    assert handle.result() is not None  # the result is stored before the gate opens
+    assert gate.take_held("held") == ["first", "second", "third"]
+    assert gate.take_held("held") == []
+
+
+def test_two_jobs_of_one_session_keep_the_gate_closed_until_both_end(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.add_rule("QUICK-JOB", ok(latency=0.2))
+    fake_model.add_rule("SLOW-JOB", ok(latency=2.5))
+    start_worker(**provider_env(fake_model, "anthropic"))
+    quick = producer.submit(session_id="pair", tool_name="bash", output="QUICK-JOB\n" + LOG)
+    slow = producer.submit(session_id="pair", tool_name="bash", output="SLOW-JOB\n" + LOG)
+    quick.wait(20)
+    assert slow.result() is None
+    assert not producer.gate.is_open("pair")
+    slow.wait(20)
+    assert producer.gate.wait_open("pair", timeout=5)
+
+
+def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finished_by_fallback(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
+) -> None:
+    fake_model.set_default(hang(60))
+    lease, sweep = 1.0, 0.2
+    env = {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "60",
+        "gate_lease_seconds": str(lease),
+        "gate_sweep_interval_seconds": str(sweep),
+    }
+    first = start_worker(**env)
+    quick_lease = settings.model_copy(update={"gate_lease_seconds": lease})
+    with Producer(quick_lease) as producer:
+        handle = producer.submit(session_id="crash", tool_name="bash", output=LOG)
+        wait_for(lambda: fake_model.request_count >= 1, 15)
+        first.kill()
+        start_worker(**env)
+        assert producer.gate.wait_open("crash", timeout=lease + sweep + 5)
+        result = handle.wait(10)
+    assert (result.method, result.fallback_reason) == (
+        Method.FALLBACK,
+        FallbackReason.LEASE_EXPIRED,
+    )
+    assert "error: linker failed" in result.text
+
+
+def test_a_frozen_workers_result_arrives_late_and_is_not_applied(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
+) -> None:
+    fake_model.set_default(ok(latency=2.0))
+    lease = 1.0
+    env = {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "30",
+        "gate_lease_seconds": str(lease),
+        "gate_sweep_interval_seconds": "0.2",
+    }
+    frozen = start_worker(**env)
+    with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
+        handle = producer.submit(session_id="frozen", tool_name="bash", output=LOG)
+        wait_for(lambda: fake_model.request_count >= 1, 15)
+        assert frozen.proc is not None
+        os.killpg(frozen.proc.pid, signal.SIGSTOP)  # a debugger's breakpoint: no renewals
+        try:
+            start_worker(**env)  # its sweeper finishes the expired hold
+            applied = handle.wait(15)
+        finally:
+            os.killpg(frozen.proc.pid, signal.SIGCONT)
+        wait_for(lambda: producer.get_late(handle.job_id) is not None, 20)
+        late = producer.get_late(handle.job_id)
+        assert producer.get(handle.job_id) == applied  # the applied result did not change
+    assert applied.fallback_reason is FallbackReason.LEASE_EXPIRED
+    assert late is not None and late.late and late.method is Method.LLM
+
+
+def test_a_redis_restart_mid_job_loses_no_result_and_leaves_no_gate_closed(
+    fake_model: FakeModelServer,
+    start_worker: StartWorker,
+    producer: Producer,
+    redis_server: LocalRedis,
+) -> None:
+    fake_model.set_default(ok(latency=1.5))
+    start_worker(**provider_env(fake_model, "anthropic"))
+    handle = producer.submit(session_id="restart", tool_name="bash", output=LOG)
+    wait_for(lambda: fake_model.request_count >= 1, 15)
+    redis_server.restart()  # no persistence: the queue, the payload and the gate are gone
+    assert producer.gate.is_open("restart")
+    result = handle.wait(30)  # the in-flight job still stores its result once Redis is back
+    assert result.method is Method.LLM
+    after = producer.submit(session_id="restart", tool_name="bash", output=LOG + "again\n")
+    assert after.wait(30).method is Method.LLM  # the worker reconnected and takes new jobs
+    assert producer.gate.wait_open("restart", timeout=5)

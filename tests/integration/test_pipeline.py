@@ -1,0 +1,234 @@
+"""The whole job life: producer → Redis → real Celery worker → fake model → result."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from producer.classify import classify
+from producer.client import Producer
+from producer.contract import FallbackReason, Method, Queue, ToolType
+from producer.settings import Settings
+from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
+from tests.fakemodel import empty as empty_answer
+from tests.integration.conftest import provider_env
+from tests.integration.workers import WorkerProcess
+from worker.demo import Example, load_examples
+from worker.sessionlog import read_entries, session_file
+
+EXAMPLES = load_examples()
+StartWorker = Callable[..., WorkerProcess]
+
+
+def example_of(tool_type: ToolType) -> Example:
+    """The bundled example output of one tool type."""
+    for ex in EXAMPLES:
+        if classify(ex.tool_name, ex.command, ex.output) is tool_type:
+            return ex
+    raise AssertionError(f"no bundled example of {tool_type}")
+
+
+def test_the_bundled_examples_cover_every_tool_type() -> None:
+    kinds = {classify(ex.tool_name, ex.command, ex.output) for ex in EXAMPLES}
+    assert kinds == set(ToolType)
+
+
+def test_a_short_output_passes_through_without_a_job(producer: Producer, redis_client) -> None:
+    handle = producer.submit(session_id="s1", tool_name="bash", output="ok\n" * 10)
+    result = handle.wait(0.1)
+    assert result.method is Method.PASSTHROUGH
+    assert result.text == "ok\n" * 10
+    assert redis_client.keys("*") == []  # nothing enqueued, nothing stored
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_every_tool_type_is_summarized_by_the_model_in_both_wire_formats(
+    provider: str, fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    start_worker(**provider_env(fake_model, provider))
+    handles = {
+        kind: producer.submit(
+            session_id=f"types-{provider}",
+            tool_name=ex.tool_name,
+            output=ex.output,
+            command=ex.command,
+            query=ex.query,
+        )
+        for kind in ToolType
+        for ex in [example_of(kind)]
+    }
+    path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+    for kind, handle in handles.items():
+        result = handle.wait(30)
+        assert result.method is Method.LLM, result.fallback_detail
+        assert result.tool_type is kind
+        assert result.provider == provider
+        assert result.model
+        assert result.input_tokens and result.output_tokens
+        assert 0 < result.chars_out < result.chars_in
+    sent = [r for r in fake_model.requests if r.path == path]
+    assert len(sent) == len(ToolType)
+
+
+def test_the_summary_provider_falls_back_to_the_main_provider(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    env = provider_env(fake_model, "openai")
+    del env["summary_provider"]
+    start_worker(main_provider="openai", **env)
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+    result = producer.submit(session_id="main", tool_name=ex.tool_name, output=ex.output).wait(30)
+    assert (result.method, result.provider) == (Method.LLM, "openai")
+    assert [r.path for r in fake_model.requests] == ["/v1/chat/completions"]
+
+
+def test_without_a_provider_the_extractive_default_answers(
+    start_worker: StartWorker, producer: Producer
+) -> None:
+    start_worker()
+    for ex in EXAMPLES:
+        result = producer.submit(
+            session_id="extractive",
+            tool_name=ex.tool_name,
+            output=ex.output,
+            command=ex.command,
+            query=ex.query,
+        ).wait(30)
+        assert result.method is Method.EXTRACTIVE
+        assert 0 < result.chars_out <= producer.settings.local_budget_chars
+
+
+FAULTS = [
+    ("FAULT-HANG", hang(30), FallbackReason.TIMEOUT),
+    ("FAULT-429", status(429, retry_after=1), FallbackReason.RATE_LIMITED),
+    ("FAULT-500", status(500), FallbackReason.SERVER_ERROR),
+    ("FAULT-MALFORMED", malformed(), FallbackReason.MALFORMED),
+    ("FAULT-EMPTY", empty_answer(), FallbackReason.EMPTY),
+    ("FAULT-OVERSIZED", oversized(5000), FallbackReason.OVERSIZED),
+]
+
+
+def test_every_model_failure_falls_back_with_its_reason(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    for marker, behaviour, _ in FAULTS:
+        fake_model.add_rule(marker, behaviour)
+    start_worker(**provider_env(fake_model, "anthropic"))
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+    handles = [
+        (
+            reason,
+            producer.submit(
+                session_id=f"fault-{reason.value}",
+                tool_name="bash",
+                output=f"{marker}\n{ex.output}",
+                command="pytest",
+            ),
+        )
+        for marker, _, reason in FAULTS
+    ]
+    for reason, handle in handles:
+        result = handle.wait(30)
+        assert (result.method, result.fallback_reason) == (Method.FALLBACK, reason)
+        assert (
+            "FAILED tests/test_totals.py::test_parse_amount_handles_european_format" in result.text
+        )
+        assert result.chars_out <= producer.settings.local_budget_chars
+
+
+def test_a_job_past_its_deadline_falls_back_with_reason_deadline(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
+) -> None:
+    fake_model.set_default(hang(30))
+    start_worker(**provider_env(fake_model, "anthropic"))
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+    with Producer(settings.model_copy(update={"job_deadline_seconds": 0.5})) as producer:
+        result = producer.submit(session_id="late", tool_name="bash", output=ex.output).wait(30)
+    assert (result.method, result.fallback_reason) == (Method.FALLBACK, FallbackReason.DEADLINE)
+
+
+def test_the_session_log_holds_every_full_output_and_result(
+    start_worker: StartWorker, producer: Producer, settings: Settings
+) -> None:
+    start_worker()
+    submitted = {}
+    for ex in EXAMPLES:
+        handle = producer.submit(session_id="logged/1", tool_name=ex.tool_name, output=ex.output)
+        handle.wait(30)
+        submitted[handle.job_id] = ex.output
+    path = session_file(settings.session_log_dir, "logged/1")
+
+    def logged() -> list[dict]:
+        return list(read_entries(path)) if path.exists() else []
+
+    _wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), 10)
+    entries = logged()
+    outputs = {e["job_id"]: e["output"] for e in entries if e["kind"] == "output"}
+    results = {e["job_id"] for e in entries if e["kind"] == "result"}
+    assert outputs == submitted
+    assert results == set(submitted)
+
+
+def test_a_worker_killed_mid_job_still_completes_the_job_once(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings, redis_client
+) -> None:
+    fake_model.set_default(hang(60))
+    env = {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "60",
+        "visibility_timeout_seconds": "3",
+        "gate_lease_seconds": "30",
+    }
+    first = start_worker(**env)
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+    slow = settings.model_copy(update={"job_deadline_seconds": 60, "visibility_timeout_seconds": 3})
+    with Producer(slow) as producer:
+        handle = producer.submit(session_id="killed", tool_name="bash", output=ex.output)
+        _wait_for(lambda: fake_model.request_count >= 1, 15)
+        first.kill()
+        fake_model.set_default(ok())
+        start_worker(**env)
+        result = handle.wait(45)
+    assert result.method is Method.LLM, (
+        result.fallback_reason,
+        result.started_at,
+        result.queued_at,
+    )
+    log = session_file(settings.session_log_dir, "killed")
+
+    def logged_results() -> int:
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        return sum(1 for e in lines if e["kind"] == "result")
+
+    _wait_for(lambda: logged_results() >= 1, 10)  # the log line follows the stored result
+    assert logged_results() == 1
+    assert redis_client.llen(f"tersify:result:{handle.job_id}") == 1
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def test_batch_jobs_go_to_the_batch_queue_and_never_touch_the_gate(
+    start_worker: StartWorker, producer: Producer
+) -> None:
+    start_worker()
+    ex = example_of(ToolType.SEARCH_RESULTS)
+    handle = producer.submit(
+        session_id="batch", tool_name="rg", output=ex.output, queue=Queue.BATCH
+    )
+    assert producer.gate.is_open("batch")
+    assert handle.wait(30).method is Method.EXTRACTIVE
+
+
+def test_the_session_log_file_name_cannot_escape_its_directory(tmp_path: Path) -> None:
+    path = session_file(tmp_path, "../../etc/passwd")
+    assert path.parent == tmp_path

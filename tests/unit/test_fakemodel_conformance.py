@@ -1,0 +1,346 @@
+"""The fake model server, driven by the official SDK clients so it cannot drift from the APIs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import anthropic
+import httpx
+import openai
+import pytest
+from pydantic import SecretStr
+
+from tests.fakemodel import (
+    SUMMARY_PREFIX,
+    FakeModelServer,
+    close_mid_body,
+    empty,
+    hang,
+    malformed,
+    ok,
+    status,
+)
+from worker.providers import AnthropicProvider, ModelRequest, OpenAIProvider
+
+TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
+USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"
+
+
+@pytest.fixture(scope="module")
+def module_server() -> Iterator[FakeModelServer]:
+    """One fake for the module; tests reset it."""
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(module_server: FakeModelServer) -> Iterator[FakeModelServer]:
+    """The module's fake, reset to answering ok() before and after each test."""
+    module_server.reset()
+    yield module_server
+    module_server.reset()
+
+
+@pytest.fixture
+def claude(server: FakeModelServer) -> Iterator[anthropic.Anthropic]:
+    """The official Anthropic client, pointed at the fake, without retries."""
+    with anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0) as client:
+        yield client
+
+
+@pytest.fixture
+def gpt(server: FakeModelServer) -> Iterator[openai.OpenAI]:
+    """The official OpenAI client, pointed at the fake, without retries."""
+    with openai.OpenAI(
+        base_url=server.openai_base_url, api_key="test-key", max_retries=0
+    ) as client:
+        yield client
+
+
+def ask_claude(client: anthropic.Anthropic, timeout: float = 5.0) -> anthropic.types.Message:
+    return client.messages.create(
+        model="claude-haiku-4-5-20251001",
+        max_tokens=200,
+        system="You summarize tool output.",
+        messages=[{"role": "user", "content": USER}],
+        timeout=timeout,
+    )
+
+
+def ask_gpt(client: openai.OpenAI, timeout: float = 5.0) -> openai.types.chat.ChatCompletion:
+    return client.chat.completions.create(
+        model="gpt-4.1-mini",
+        max_tokens=200,
+        messages=[
+            {"role": "system", "content": "You summarize tool output."},
+            {"role": "user", "content": USER},
+        ],
+        timeout=timeout,
+    )
+
+
+def test_the_anthropic_sdk_parses_a_summary_with_usage(
+    server: FakeModelServer, claude: anthropic.Anthropic
+) -> None:
+    message = ask_claude(claude)
+    assert message.content[0].type == "text"
+    assert message.content[0].text == SUMMARY_PREFIX + TOOL_OUTPUT.strip()[:200]
+    assert message.model == "claude-haiku-4-5-20251001"
+    assert message.stop_reason == "end_turn"
+    assert message.usage.input_tokens > message.usage.output_tokens > 0
+    assert server.requests[-1].path == "/v1/messages"
+
+
+def test_the_openai_sdk_parses_a_summary_with_usage(
+    server: FakeModelServer, gpt: openai.OpenAI
+) -> None:
+    completion = ask_gpt(gpt)
+    assert completion.choices[0].message.content == SUMMARY_PREFIX + TOOL_OUTPUT.strip()[:200]
+    assert completion.choices[0].finish_reason == "stop"
+    assert completion.usage is not None
+    assert completion.usage.prompt_tokens > completion.usage.completion_tokens > 0
+    assert completion.usage.total_tokens == (
+        completion.usage.prompt_tokens + completion.usage.completion_tokens
+    )
+    assert server.requests[-1].path == "/v1/chat/completions"
+
+
+def test_a_scripted_text_reaches_both_sdks(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.script([ok("first"), ok("second")])
+    assert ask_claude(claude).content[0].text == "first"  # type: ignore[union-attr]
+    assert ask_gpt(gpt).choices[0].message.content == "second"
+
+
+def test_an_empty_answer_parses_as_empty_text(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.set_default(empty())
+    assert ask_claude(claude).content[0].text == ""  # type: ignore[union-attr]
+    assert ask_gpt(gpt).choices[0].message.content == ""
+
+
+ANTHROPIC_ERRORS = [
+    (429, anthropic.RateLimitError, "rate_limit_error"),
+    (500, anthropic.InternalServerError, "api_error"),
+    (529, anthropic.InternalServerError, "overloaded_error"),
+    (400, anthropic.BadRequestError, "invalid_request_error"),
+    (401, anthropic.AuthenticationError, "authentication_error"),
+]
+OPENAI_ERRORS = [
+    (429, openai.RateLimitError, "requests"),
+    (500, openai.InternalServerError, "server_error"),
+    (529, openai.InternalServerError, "server_error"),
+    (400, openai.BadRequestError, "invalid_request_error"),
+    (401, openai.AuthenticationError, "invalid_request_error"),
+]
+
+
+@pytest.mark.parametrize(("code", "exc_type", "error_type"), ANTHROPIC_ERRORS)
+def test_each_error_status_raises_the_anthropic_sdks_matching_exception(
+    server: FakeModelServer,
+    claude: anthropic.Anthropic,
+    code: int,
+    exc_type: type[anthropic.APIStatusError],
+    error_type: str,
+) -> None:
+    server.set_default(status(code))
+    with pytest.raises(exc_type) as caught:
+        ask_claude(claude)
+    assert caught.value.status_code == code
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": error_type, "message": caught.value.body["error"]["message"]},  # type: ignore[index]
+    }
+    assert caught.value.request_id is not None
+
+
+@pytest.mark.parametrize(("code", "exc_type", "error_type"), OPENAI_ERRORS)
+def test_each_error_status_raises_the_openai_sdks_matching_exception(
+    server: FakeModelServer,
+    gpt: openai.OpenAI,
+    code: int,
+    exc_type: type[openai.APIStatusError],
+    error_type: str,
+) -> None:
+    server.set_default(status(code))
+    with pytest.raises(exc_type) as caught:
+        ask_gpt(gpt)
+    assert caught.value.status_code == code
+    assert caught.value.type == error_type
+    assert caught.value.param is None
+    assert caught.value.request_id is not None
+
+
+def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.set_default(status(429, retry_after=7))
+    with pytest.raises(anthropic.RateLimitError) as from_claude:
+        ask_claude(claude)
+    with pytest.raises(openai.RateLimitError) as from_gpt:
+        ask_gpt(gpt)
+    assert from_claude.value.response.headers["retry-after"] == "7"
+    assert from_gpt.value.response.headers["retry-after"] == "7"
+    assert from_gpt.value.code == "rate_limit_exceeded"
+
+
+def test_a_malformed_body_raises_in_both_sdks(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.set_default(malformed())
+    with pytest.raises(json.JSONDecodeError):
+        ask_claude(claude)
+    with pytest.raises(json.JSONDecodeError):
+        ask_gpt(gpt)
+
+
+def test_a_body_cut_short_is_a_connection_error_to_both_sdks(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.set_default(close_mid_body())
+    with pytest.raises(anthropic.APIConnectionError):
+        ask_claude(claude)
+    with pytest.raises(openai.APIConnectionError):
+        ask_gpt(gpt)
+
+
+def test_a_hanging_server_times_out_both_sdks(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    server.set_default(hang())
+    with pytest.raises(anthropic.APITimeoutError):
+        ask_claude(claude, timeout=0.2)
+    with pytest.raises(openai.APITimeoutError):
+        ask_gpt(gpt, timeout=0.2)
+
+
+def test_an_unknown_path_is_not_found_in_each_apis_error_shape(
+    server: FakeModelServer,
+) -> None:
+    with (
+        anthropic.Anthropic(base_url=server.url + "/nowhere", api_key="k", max_retries=0) as c1,
+        openai.OpenAI(base_url=server.url + "/nowhere", api_key="k", max_retries=0) as c2,
+    ):
+        with pytest.raises(anthropic.NotFoundError) as from_claude:
+            ask_claude(c1)
+        with pytest.raises(openai.NotFoundError) as from_gpt:
+            ask_gpt(c2)
+    assert from_claude.value.body["error"]["type"] == "not_found_error"  # type: ignore[index]
+    assert from_gpt.value.type == "invalid_request_error"
+
+
+def test_the_openai_sdk_lists_the_fake_model(gpt: openai.OpenAI) -> None:
+    assert [model.id for model in gpt.models.list()] == ["fake-model"]
+
+
+def test_the_sdks_and_our_providers_send_the_key_and_version_headers(
+    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    request = ModelRequest(system="You summarize tool output.", user=USER, max_tokens=200)
+    key = SecretStr("test-key")
+    ours_anthropic = AnthropicProvider(key, server.url, "m", connect_timeout=1.0, pool_size=1)
+    ours_openai = OpenAIProvider(key, server.openai_base_url, "m", connect_timeout=1.0, pool_size=1)
+    try:
+        ask_claude(claude)
+        ours_anthropic.complete(request, timeout=5.0)
+        ask_gpt(gpt)
+        ours_openai.complete(request, timeout=5.0)
+    finally:
+        ours_anthropic.close()
+        ours_openai.close()
+    sdk_claude, our_claude, sdk_gpt, our_gpt = (r.headers for r in server.requests)
+    # anthropic 2.x sends the key as a bearer token, 0.x as x-api-key; the API takes either.
+    assert "test-key" in (sdk_claude.get("x-api-key"), sdk_claude.get("authorization", "")[7:])
+    assert our_claude["x-api-key"] == "test-key"
+    assert sdk_claude["anthropic-version"]
+    assert our_claude["anthropic-version"] == "2023-06-01"
+    assert sdk_claude["content-type"] == our_claude["content-type"] == "application/json"
+    assert sdk_gpt["authorization"] == our_gpt["authorization"] == "Bearer test-key"
+    assert sdk_gpt["content-type"] == our_gpt["content-type"] == "application/json"
+
+
+def test_the_fake_rejects_a_body_the_real_api_would_reject(server: FakeModelServer) -> None:
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    with httpx.Client(base_url=server.url) as client:
+        no_max_tokens = client.post(
+            "/v1/messages", json={"model": "m", "messages": []}, headers=headers
+        )
+        no_key = client.post("/v1/messages", json={}, headers={"anthropic-version": "2023-06-01"})
+    assert no_max_tokens.status_code == 400
+    assert no_max_tokens.json()["error"]["type"] == "invalid_request_error"
+    assert no_max_tokens.headers["request-id"].startswith("req_")
+    assert no_key.status_code == 401
+    assert no_key.json()["error"]["type"] == "authentication_error"
+
+
+def post_message(client: httpx.Client, text: str) -> str:
+    response = client.post(
+        "/v1/messages",
+        headers={"x-api-key": "k", "anthropic-version": "2023-06-01"},
+        json={"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": text}]},
+    )
+    if response.status_code != 200:
+        return str(response.status_code)
+    return str(response.json()["content"][0]["text"])
+
+
+def test_the_script_comes_first_then_the_first_matching_rule_then_the_default(
+    server: FakeModelServer,
+) -> None:
+    server.set_default(ok("default"))
+    server.add_rule("FAKE-FAULT-429", status(429))
+    server.add_rule("FAKE", ok("second rule"))
+    server.script([ok("scripted")])
+    with httpx.Client(base_url=server.url) as client:
+        answers = [post_message(client, f"x {marker} y") for marker in ("FAKE-FAULT-429",) * 2]
+        answers += [post_message(client, "FAKE-OTHER"), post_message(client, "plain")]
+        server.reset()
+        answers.append(post_message(client, "FAKE-FAULT-429"))
+    assert answers == [
+        "scripted",
+        "429",
+        "second rule",
+        "default",
+        SUMMARY_PREFIX + "FAKE-FAULT-429",
+    ]
+
+
+def test_each_scripted_behaviour_is_consumed_once_under_concurrency(
+    server: FakeModelServer,
+) -> None:
+    server.script(ok(str(n)) for n in range(200))
+    answers: list[str] = []
+    lock = threading.Lock()
+
+    def send_many() -> None:
+        with httpx.Client(base_url=server.url) as client:
+            for _ in range(20):
+                answer = post_message(client, "hello")
+                with lock:
+                    answers.append(answer)
+
+    threads = [threading.Thread(target=send_many) for _ in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20.0)
+    assert sorted(answers, key=int) == [str(n) for n in range(200)]
+    assert server.request_count == 200
+
+
+def test_recorded_requests_are_bounded_but_all_are_counted() -> None:
+    with FakeModelServer(max_recorded=3) as server, httpx.Client(base_url=server.url) as client:
+        for n in range(5):
+            post_message(client, f"request {n}")
+        assert server.request_count == 5
+        recorded = server.requests
+    assert [r.body["messages"][0]["content"] for r in recorded] == [
+        "request 2",
+        "request 3",
+        "request 4",
+    ]
+    assert recorded[0].headers["anthropic-version"] == "2023-06-01"

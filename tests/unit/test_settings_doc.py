@@ -1,0 +1,51 @@
+"""The README's configuration table and the deploy env example match ``Settings`` exactly."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from producer.settings import ProviderName, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def expected_rows() -> dict[str, str]:
+    """``TERSIFY_NAME`` → the default as the README spells it."""
+    rows = {}
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if default is None:
+            shown = "(unset)"
+        elif isinstance(default, SecretStr):
+            shown = "(secret)"
+        elif isinstance(default, bool):
+            shown = str(default).lower()
+        elif isinstance(default, ProviderName):
+            shown = default.value
+        else:
+            shown = str(default)
+        rows[f"TERSIFY_{name.upper()}"] = shown
+    return rows
+
+
+def readme_rows() -> dict[str, str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    pattern = re.compile(r"^\| `(TERSIFY_[A-Z0-9_]+)` \| `?([^`|]*?)`? \|", re.MULTILINE)
+    return {m.group(1): m.group(2).strip() for m in pattern.finditer(text)}
+
+
+def test_the_readme_configuration_table_lists_every_setting_with_its_default() -> None:
+    assert readme_rows() == expected_rows()
+
+
+def test_every_setting_has_a_description() -> None:
+    assert all(field.description for field in Settings.model_fields.values())
+
+
+if __name__ == "__main__":  # prints the table for the README
+    for env, default in expected_rows().items():
+        desc = Settings.model_fields[env.removeprefix("TERSIFY_").lower()].description
+        print(f"| `{env}` | `{default}` | {desc} |")

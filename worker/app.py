@@ -1,0 +1,75 @@
+"""The Celery app: JSON only, late acks, no result backend (tersify stores its own results)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery, signals
+from kombu import Queue as KombuQueue
+
+from producer.contract import Queue
+from producer.publisher import broker_options
+from producer.settings import Settings
+from worker.heartbeat import start_heartbeat
+from worker.logconfig import configure_logging
+from worker.redelivery import start_redelivery
+from worker.runtime import get_runtime, reset_runtime
+
+
+def create_app(settings: Settings) -> Celery:
+    """Build the worker app for ``settings``."""
+    app = Celery("tersify", broker=settings.redis_url)
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        # A killed worker's job goes back to the queue: acked only after it ran, redelivered
+        # after the visibility timeout when the whole worker died, at once when a child died.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        # Each worker reserves only what it can run: no job waits behind a busy worker.
+        worker_prefetch_multiplier=1,
+        task_queues=[KombuQueue(q.value, routing_key=q.value) for q in Queue],
+        task_default_queue=Queue.INTERACTIVE.value,
+        broker_transport_options=broker_options(settings),
+        broker_connection_retry_on_startup=True,
+        worker_pool=settings.worker_pool,
+        worker_concurrency=settings.worker_concurrency,
+        worker_hijack_root_logger=False,
+        worker_redirect_stdouts=False,
+        worker_send_task_events=False,
+        task_send_sent_event=False,
+    )
+    app.conf.tersify_settings = settings
+    app.autodiscover_tasks(["worker"], related_name="tasks", force=True)
+    return app
+
+
+@signals.setup_logging.connect
+def _setup_logging(**_: Any) -> None:
+    # Connecting this signal stops Celery from configuring logging behind structlog's back.
+    configure_logging(Settings())
+
+
+@signals.worker_process_init.connect
+def _child_started(**_: Any) -> None:
+    # A forked child must not share its parent's sockets: drop them, build anew on first use.
+    reset_runtime(close=False)
+
+
+@signals.worker_ready.connect
+def _worker_ready(sender: Any = None, **_: Any) -> None:
+    rt = get_runtime(sender.app.conf.tersify_settings if sender is not None else None)
+    hostname = str(getattr(sender, "hostname", "worker"))
+    start_heartbeat(rt, hostname)
+    if sender is not None:
+        start_redelivery(rt, sender.app)
+
+
+@signals.worker_process_shutdown.connect
+@signals.worker_shutdown.connect
+def _shutdown(**_: Any) -> None:
+    reset_runtime()
+
+
+app = create_app(Settings())

@@ -1,0 +1,1 @@
+"""Conversation compaction: one summary message in place of the older turns (no Celery)."""

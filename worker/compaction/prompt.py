@@ -1,0 +1,85 @@
+"""The model request that turns a conversation segment into a structured handoff summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from producer.text import elide, truncate
+from worker.compaction.messages import Turn
+from worker.compaction.summary import TEMPLATE, unwrap
+from worker.providers.base import ModelRequest
+
+DEFAULT_MAX_INPUT_CHARS = 50_000
+DEFAULT_MAX_TOKENS = 2048
+TOOL_OUTPUT_BYTES = 2000
+TOOL_OUTPUT_LINES = 40
+ARGUMENT_CHARS = 500
+
+SYSTEM_PROMPT = (
+    "You condense the older part of a conversation between a user and an AI agent into a "
+    "handoff summary. A fresh context window will read your summary instead of those turns, so "
+    "it must let the agent carry on without them.\n"
+    "- Use the section headings of the template, in order, as markdown. Write 'None' under a "
+    "section with nothing to say.\n"
+    "- Be concrete: keep file paths, commands, identifiers, numbers and error messages exactly "
+    "as they appear.\n"
+    "- Record what was done, what is unfinished and why decisions were made.\n"
+    "- State only what the transcript or the previous summary supports.\n"
+    "- Do not write an 'Active Task' section: it is filled in from the conversation itself.\n"
+    "- Do not answer, continue or comment on the conversation; output only the summary."
+)
+
+
+def render_transcript(turns: Sequence[Turn]) -> str:
+    """The turns as plain text, with tool arguments and outputs trimmed to a bounded size."""
+    names = {c.id: c.name for t in turns for c in t.calls}
+    lines: list[str] = []
+    for number, turn in enumerate(turns, start=1):
+        if turn.text.strip():
+            lines.append(f"[{number}] {turn.role.value}: {turn.text.strip()}")
+        for call in turn.calls:
+            arguments = elide(call.arguments, ARGUMENT_CHARS)
+            lines.append(f"[{number}] assistant called {call.name} ({call.id}): {arguments}")
+        for result in turn.results:
+            label = "error from" if result.is_error else "result of"
+            name = names.get(result.call_id, "a tool")
+            body = truncate(result.content, TOOL_OUTPUT_BYTES, TOOL_OUTPUT_LINES)
+            lines.append(f"[{number}] {label} {name} ({result.call_id}):\n{body}")
+    return "\n".join(lines)
+
+
+def build_request(
+    turns: Sequence[Turn],
+    previous_summary: str | None,
+    *,
+    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> ModelRequest:
+    """The request asking a model to summarize ``turns``, folding in ``previous_summary``."""
+    previous = unwrap(previous_summary)
+    parts: list[str] = []
+    truncated = False
+    if previous:
+        # A previous summary gets a quarter of the budget at most; the new turns matter more.
+        kept = truncate(previous, max_input_chars // 4, max_input_chars)
+        truncated = kept != previous
+        parts += [
+            "A summary of still earlier turns. Fold it in: keep what still holds, update what "
+            "changed, drop what no longer matters.",
+            f"<previous-summary>\n{kept}\n</previous-summary>",
+        ]
+    parts.append("The conversation turns to summarize, oldest first:")
+    instructions = f"Write the summary with exactly these sections:\n{TEMPLATE}"
+    frame = "\n\n".join([*parts, "<transcript>\n\n</transcript>", instructions])
+    transcript = render_transcript(turns)
+    # Bytes bound characters, so the whole user message stays within max_input_chars.
+    budget = max(max_input_chars - len(frame), 0)
+    bounded = truncate(transcript, budget, budget + 1)
+    truncated = truncated or bounded != transcript
+    parts += [f"<transcript>\n{bounded}\n</transcript>", instructions]
+    return ModelRequest(
+        system=SYSTEM_PROMPT,
+        user="\n\n".join(parts),
+        max_tokens=max_tokens,
+        input_truncated=truncated,
+    )

@@ -1,0 +1,131 @@
+"""A private ``redis-server`` on a free loopback port: for the demo, the tests and the benchmarks.
+
+No persistence, its own temporary directory, stopped (and restartable on the same port) by its
+owner. Production deployments point ``TERSIFY_REDIS_URL`` at a real Redis instead.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import redis
+
+
+class RedisServerMissingError(RuntimeError):
+    """No ``redis-server`` binary on PATH."""
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalRedis:
+    """Start, stop, kill and restart one ``redis-server`` process on loopback."""
+
+    def __init__(self, port: int | None = None, password: str | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RedisServerMissingError(
+                "redis-server not found; install Debian's package: apt-get install redis-server"
+            )
+        self.binary = binary
+        self.port = port or free_port()
+        self.password = password
+        self._dir = Path(tempfile.mkdtemp(prefix="tersify-redis-"))
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """``redis://`` URL of this server (with the password when one is set)."""
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the server and wait until it answers PING."""
+        args = [
+            self.binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(self._dir),
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str(self._dir / "redis.log"),
+        ]
+        if self.password:
+            args += ["--requirepass", self.password]
+        self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url, socket_timeout=1.0)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except redis.ConnectionError:
+                    if self._proc.poll() is not None or time.monotonic() > deadline:
+                        log = (self._dir / "redis.log").read_text(errors="replace")[-2000:]
+                        self.stop()
+                        raise RuntimeError(f"redis-server did not start: {log}") from None
+                    time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        """Stop the server gracefully (SIGTERM), waiting for it to exit."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(timeout=10)
+        self._proc = None
+
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL): everything in memory is gone."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+        self._proc = None
+
+    def restart(self) -> None:
+        """Kill and start again on the same port, empty (no persistence)."""
+        self.kill()
+        self.start()
+
+    def cleanup(self) -> None:
+        """Stop the server and remove its directory."""
+        self.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.cleanup()

@@ -1,0 +1,147 @@
+"""A job's life inside a worker, free of Celery: validate, log, classify, summarize, store.
+
+Every path ends in a stored result or a dead-letter record; nothing half-done stays behind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+
+import redis
+import structlog
+from producer.classify import classify
+
+from producer import keys, payloads
+from producer.contract import (
+    FallbackReason,
+    PendingSummary,
+    SummaryResult,
+    ToolType,
+    utcnow,
+)
+from producer.errors import InvalidJobError, ProviderError
+from producer.gate import CompletionOutcome
+from producer.wire import parse_message, rebuild_job
+from worker.runtime import Runtime
+from worker.summarize import Outcome, fallback, summarize
+
+log = structlog.get_logger("tersify.worker")
+
+DEAD_LETTER_KEEP = 1000
+
+
+def process(raw: object, rt: Runtime) -> SummaryResult | None:
+    """Run one broker message to its end; None when it was refused or already done."""
+    try:
+        message = parse_message(raw)
+    except InvalidJobError as exc:
+        dead_letter(rt, raw, str(exc))
+        return None
+    job_id = str(message.job.get("job_id", ""))
+    if rt.redis.exists(keys.result(job_id)):
+        log.info("job_skipped_duplicate", job_id=job_id)
+        return None
+    blob = rt.redis.get(keys.payload(message.payload))
+    if blob is None:
+        dead_letter(rt, raw, "the job's output expired before a worker took it")
+        return None
+    try:
+        job = rebuild_job(message, payloads.decode(blob))
+    except InvalidJobError as exc:
+        dead_letter(rt, raw, str(exc))
+        return None
+    with (
+        structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id),
+        rt.leases.holding(job.session_id, job.job_id, message.gate_token),
+    ):
+        started = utcnow()
+        log_output(rt, job)
+        tool_type = classify(job.tool_name, job.command, job.output)
+        try:
+            outcome = summarize(job, tool_type, rt.provider, rt.settings)
+        except Exception as exc:  # a bug must still end in a result, never a stuck session
+            log.exception("summarize_crashed", error=str(exc))
+            error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)
+            outcome = fallback(job, tool_type, rt.settings, error)
+        result = make_result(job, tool_type, outcome, started)
+        store(rt, result, message.gate_token)
+        return result
+
+
+def make_result(
+    job: PendingSummary, tool_type: ToolType, outcome: Outcome, started: datetime
+) -> SummaryResult:
+    """Assemble the stored result of a job."""
+    return SummaryResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        tool_call_id=job.tool_call_id,
+        text=outcome.text,
+        method=outcome.method,
+        tool_type=tool_type,
+        provider=outcome.provider,
+        model=outcome.model,
+        chars_in=len(job.output),
+        chars_out=len(outcome.text),
+        input_tokens=outcome.input_tokens,
+        output_tokens=outcome.output_tokens,
+        fallback_reason=outcome.fallback_reason,
+        fallback_detail=outcome.fallback_detail,
+        decoded_with_replacement=job.decoded_with_replacement,
+        queued_at=job.created_at,
+        started_at=started,
+        finished_at=utcnow(),
+    )
+
+
+def log_output(rt: Runtime, job: PendingSummary) -> None:
+    """Append the full output to the session log; a failing disk degrades, never fails the job."""
+    try:
+        rt.session_log.append_output(job)
+    except OSError as exc:
+        log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
+
+
+def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOutcome:
+    """Store the result, release the job's hold and wake waiters, in one atomic step."""
+    outcome = rt.gate.complete(
+        result.job_id,
+        result.model_dump_json(),
+        ttl=rt.settings.result_ttl_seconds,
+        session_id=result.session_id if token is not None else None,
+        token=token,
+    )
+    seconds = (result.finished_at - result.queued_at).total_seconds()
+    log.info(
+        "summary_completed",
+        outcome=outcome.value,
+        method=result.method.value,
+        tool_type=result.tool_type.value,
+        provider=result.provider,
+        chars_in=result.chars_in,
+        chars_out=result.chars_out,
+        fallback_reason=result.fallback_reason,
+        seconds=round(seconds, 4),
+    )
+    if outcome is CompletionOutcome.APPLIED:
+        try:
+            rt.session_log.append_result(result)
+        except OSError as exc:
+            log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
+    return outcome
+
+
+def dead_letter(rt: Runtime, raw: object, reason: str) -> None:
+    """Record a refused message with its reason; it is acknowledged and never retried."""
+    excerpt = json.dumps(raw, default=str)[:2000]
+    record = json.dumps({"reason": reason, "message": excerpt, "at": time.time()})
+    log.error("job_rejected", reason=reason)
+    try:
+        with rt.redis.pipeline(transaction=False) as pipe:
+            pipe.lpush(keys.DEAD_LETTERS, record)
+            pipe.ltrim(keys.DEAD_LETTERS, 0, DEAD_LETTER_KEEP - 1)
+            pipe.execute()
+    except redis.RedisError as exc:
+        log.error("dead_letter_failed", error=type(exc).__name__)

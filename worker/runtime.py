@@ -1,0 +1,87 @@
+"""What a worker process holds for its whole life: clients, provider, session log, lease keeper.
+
+Built once per process on first use (Celery's prefork children get their own after the fork),
+never at import and never per task.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from redis import Redis
+
+from producer.client import redis_client
+from producer.gate import SessionGate
+from producer.settings import Settings
+from worker.leases import LeaseKeeper
+from worker.providers import make_provider
+from worker.providers.base import Provider
+from worker.sessionlog import SessionLog
+
+
+@dataclass
+class Runtime:
+    """Per-process long-lived state of a worker."""
+
+    settings: Settings
+    redis: Redis
+    gate_redis: Redis
+    gate: SessionGate
+    provider: Provider | None
+    compaction_provider: Provider | None
+    session_log: SessionLog
+    leases: LeaseKeeper
+
+    @classmethod
+    def build(cls, settings: Settings) -> Runtime:
+        """Make the clients and start the lease keeper."""
+        client = redis_client(settings)
+        gate_client = redis_client(settings, decode=True)
+        gate = SessionGate(gate_client, settings)
+        provider = make_provider(
+            settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
+        )
+        compaction_provider = make_provider(
+            settings,
+            settings.resolved_compaction_provider(),
+            pool_size=max(1, settings.worker_concurrency // 4),
+            model=settings.compaction_model,
+        )
+        log = SessionLog(settings.session_log_dir, client, marker_ttl=settings.result_ttl_seconds)
+        leases = LeaseKeeper(gate, settings)
+        return cls(settings, client, gate_client, gate, provider, compaction_provider, log, leases)
+
+    def close(self) -> None:
+        """Stop the lease keeper and close every client."""
+        self.leases.stop()
+        for provider in (self.provider, self.compaction_provider):
+            if provider is not None:
+                provider.close()
+        self.redis.close()
+        self.gate_redis.close()
+
+
+_lock = threading.Lock()
+_runtime: Runtime | None = None
+
+
+def get_runtime(settings: Settings | None = None) -> Runtime:
+    """This process's runtime, built on first use."""
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime.build(settings or Settings())
+            from worker.sweeper import start_sweeper
+
+            start_sweeper(_runtime)
+        return _runtime
+
+
+def reset_runtime(*, close: bool = True) -> None:
+    """Forget this process's runtime; close it at shutdown, not in a freshly forked child."""
+    global _runtime
+    with _lock:
+        if _runtime is not None and close:
+            _runtime.close()
+        _runtime = None
