@@ -57,6 +57,8 @@ class FallbackReason(StrEnum):
     OVERSIZED = "oversized"
     DEADLINE = "deadline"
     LEASE_EXPIRED = "lease_expired"
+    UNGROUNDED = "ungrounded"
+    CIRCUIT_OPEN = "circuit_open"
     INTERNAL_ERROR = "internal_error"
 
 
