@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     gate_sweep_interval_seconds: float = Field(2.0, gt=0, description="Expired-lease sweep period.")
     gate_fail_open: bool = Field(True, description="Gate reads as open when Redis is down.")
 
+    # Quality: grounding of model answers (owned by worker/grounding.py)
+
+    # HTTP API (owned by worker/api/)
+
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")

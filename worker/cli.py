@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -12,6 +13,10 @@ from producer.errors import ResultTimeoutError, TersifyError
 from producer.settings import Settings
 
 Command = Callable[[argparse.Namespace, Settings], int]
+
+# Modules that add their own subcommands: each has ``add_parser(subparsers) -> None`` and sets
+# ``run`` (a ``Command``) on its parser. One line per module; keep the list sorted.
+COMMAND_MODULES: tuple[str, ...] = ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("session")
     p.add_argument("--timeout", type=float, default=60.0)
     p.set_defaults(run=_gate_wait)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).add_parser(sub)
     return parser
 
 
