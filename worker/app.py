@@ -10,10 +10,11 @@ from kombu import Queue as KombuQueue
 from producer.contract import Queue
 from producer.publisher import broker_options
 from producer.settings import Settings
+from worker.heartbeat import clear as clear_heartbeat
 from worker.heartbeat import start_heartbeat
 from worker.logconfig import configure_logging
 from worker.redelivery import start_redelivery
-from worker.runtime import get_runtime, reset_runtime
+from worker.runtime import current_runtime, get_runtime, reset_runtime
 
 
 def create_app(settings: Settings) -> Celery:
@@ -66,9 +67,16 @@ def _worker_ready(sender: Any = None, **_: Any) -> None:
         start_redelivery(rt, sender.app)
 
 
-@signals.worker_process_shutdown.connect
 @signals.worker_shutdown.connect
-def _shutdown(**_: Any) -> None:
+def _worker_shutdown(sender: Any = None, **_: Any) -> None:
+    hostname = getattr(sender, "hostname", None)
+    if hostname and current_runtime() is not None:
+        clear_heartbeat(get_runtime(), str(hostname))
+    reset_runtime()
+
+
+@signals.worker_process_shutdown.connect
+def _child_shutdown(**_: Any) -> None:
     reset_runtime()
 
 

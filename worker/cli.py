@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", default=None, help="threads (default), gevent, prefork or solo")
     p.add_argument("--loglevel", default=None)
     p.add_argument("--hostname", default=None, help="worker name (default: celery@HOST)")
+    p.add_argument(
+        "--check", action="store_true", help="exit 0 if this host's worker is alive (no broadcast)"
+    )
     p.set_defaults(run=_worker)
 
     p = sub.add_parser("submit", help="submit a tool output and print its summary")
@@ -98,6 +101,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    if args.check:
+        from worker.heartbeat import check_alive
+
+        alive, detail = check_alive(settings, args.hostname)
+        print(detail)
+        return 0 if alive else 1
     from worker.app import app
 
     argv = ["worker", "--queues", args.queues, "--without-mingle", "--without-gossip"]

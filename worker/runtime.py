@@ -78,6 +78,11 @@ def get_runtime(settings: Settings | None = None) -> Runtime:
         return _runtime
 
 
+def current_runtime() -> Runtime | None:
+    """This process's runtime if one was built, without building one."""
+    return _runtime
+
+
 def reset_runtime(*, close: bool = True) -> None:
     """Forget this process's runtime; close it at shutdown, not in a freshly forked child."""
     global _runtime
