@@ -269,6 +269,10 @@ class Producer:
             if time.monotonic() >= deadline:
                 raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
 
+    def worker_alive(self, hostname: str) -> bool:
+        """Whether the worker ``hostname`` has a live heartbeat record."""
+        return bool(self._redis.exists(keys.worker_alive(hostname)))
+
     def close(self) -> None:
         """Close connections."""
         self._publisher.close()

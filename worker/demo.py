@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from rich.console import Console
 from rich.panel import Panel
@@ -23,6 +25,8 @@ from producer.client import Producer, SummaryHandle
 from producer.contract import SummaryResult
 from producer.settings import Settings
 from worker.localredis import LocalRedis
+
+DEMO_WORKER = "demo@localhost"
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,12 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
         console.print(
             f"[dim]summary provider: {provider}; session log: {settings.session_log_dir}[/]"
         )
-        worker = _start_worker(settings)
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
+        worker_log = workdir / "worker.log"
+        worker = _start_worker(settings, worker_log)
         stack.callback(_stop_worker, worker)
         producer = stack.enter_context(Producer(settings))
+        _wait_until_ready(producer, worker, worker_log, time.monotonic() + timeout)
         examples = load_examples()
         started = time.monotonic()
         handles = [
@@ -75,15 +82,37 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
             )
             for ex in examples
         ]
-        results = [_wait(handle, worker, started + timeout) for handle in handles]
+        try:
+            results = [_wait(handle, worker, started + timeout) for handle in handles]
+        except (RuntimeError, TimeoutError):
+            console.print(f"[red]the worker did not answer; its log:[/]\n{_tail(worker_log)}")
+            raise
         _report(console, examples, results, started)
     return 0
 
 
-def _start_worker(settings: Settings) -> subprocess.Popen[bytes]:
+def _start_worker(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
     env = settings.child_env(redis_url=settings.redis_url, log_level="WARNING")
     args = [sys.executable, "-m", "worker.cli", "worker", "--concurrency", "8"]
-    return subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL)
+    args += ["--hostname", DEMO_WORKER]
+    with log.open("wb") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            args, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+def _wait_until_ready(
+    producer: Producer, worker: subprocess.Popen[bytes], log: Path, deadline: float
+) -> None:
+    """Wait for the worker's first heartbeat, so the timings below measure jobs, not start-up."""
+    while not producer.worker_alive(DEMO_WORKER):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the worker did not start; its log:\n{_tail(log)}")
+        time.sleep(0.05)
+
+
+def _tail(log: Path, chars: int = 4000) -> str:
+    return log.read_text(errors="replace")[-chars:] if log.exists() else "(no log)"
 
 
 def _stop_worker(proc: subprocess.Popen[bytes]) -> None:
@@ -111,7 +140,7 @@ def _wait(handle: SummaryHandle, worker: subprocess.Popen[bytes], deadline: floa
 def _report(
     console: Console, examples: list[Example], results: list[SummaryResult], started: float
 ) -> None:
-    table = Table(title="tersify demo")
+    table = Table(title="tersify demo (time: submitted → result stored)")
     for column in ("tool", "tool type", "method", "chars in → out", "time"):
         table.add_column(column)
     for ex, result in zip(examples, results, strict=True):
