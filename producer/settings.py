@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     openai_model: str = Field("gpt-4.1-mini", description="OpenAI-compatible model.")
     model_connect_timeout_seconds: float = Field(5.0, gt=0, description="TCP/TLS connect limit.")
     model_timeout_seconds: float = Field(30.0, gt=0, description="Longest single model call.")
+    model_max_attempts: int = Field(
+        3, ge=1, description="Tries per model call (429, 5xx, timeouts)."
+    )
+    model_retry_base_seconds: float = Field(0.5, ge=0, description="First retry's backoff ceiling.")
+    model_retry_max_seconds: float = Field(8.0, ge=0, description="Largest backoff between tries.")
 
     # Jobs
     job_deadline_seconds: float = Field(30.0, gt=0, description="Interactive job deadline.")
@@ -88,8 +93,21 @@ class Settings(BaseSettings):
     gate_fail_open: bool = Field(True, description="Gate reads as open when Redis is down.")
 
     # Quality: grounding of model answers (owned by worker/grounding.py)
+    grounding_max_unsupported: int = Field(
+        2, ge=0, description="Unsupported claims that reject a model answer; 0: log, never reject."
+    )
 
     # HTTP API (owned by worker/api/)
+    api_tokens: SecretStr | None = Field(
+        None, description="Bearer tokens, comma-separated; TOKEN:SESSION scopes one (* a prefix)."
+    )
+    api_max_request_bytes: int | None = Field(
+        None, ge=1024, description="Largest request body; else TERSIFY_MAX_OUTPUT_BYTES + 64 KiB."
+    )
+    api_max_wait_seconds: float = Field(30.0, gt=0, le=300, description="Cap on ?wait= long-polls.")
+    api_insecure_no_auth: bool = Field(
+        False, description="Serve without tokens (loopback only): local development."
+    )
 
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")

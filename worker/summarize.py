@@ -10,8 +10,10 @@ from producer.errors import ProviderError
 from producer.settings import Settings
 from worker.extractive import extract
 from worker.fallback import fallback_truncate
+from worker.grounding import check_grounding
 from worker.prompts import build_request
-from worker.providers.base import Provider
+from worker.providers.base import Completion, Provider
+from worker.retry import RetryPolicy, call_with_retries
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +60,21 @@ def summarize(
         max_input_chars=settings.max_model_input_chars,
         max_summary_chars=settings.max_summary_chars,
     )
-    timeout = min(settings.model_timeout_seconds, remaining)
+    last_timeout = settings.model_timeout_seconds
+
+    def attempt(seconds_left: float) -> Completion:
+        nonlocal last_timeout
+        last_timeout = min(settings.model_timeout_seconds, seconds_left)
+        return provider.complete(request, last_timeout)
+
     try:
-        completion = provider.complete(request, timeout)
+        completion = call_with_retries(
+            attempt, deadline=time.monotonic() + remaining, policy=retry_policy(settings)
+        )
         text = completion.text.strip()
         check_answer(text, job, settings)
     except ProviderError as error:
-        if error.reason is FallbackReason.TIMEOUT and timeout < settings.model_timeout_seconds:
+        if error.reason is FallbackReason.TIMEOUT and last_timeout < settings.model_timeout_seconds:
             error = ProviderError(FallbackReason.DEADLINE, "the job's deadline cut the model call")
         return fallback(job, tool_type, settings, error)
     return Outcome(
@@ -74,6 +84,15 @@ def summarize(
         model=completion.model,
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,
+    )
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    """The model-call retry policy the settings describe."""
+    return RetryPolicy(
+        attempts=settings.model_max_attempts,
+        base_seconds=settings.model_retry_base_seconds,
+        max_seconds=settings.model_retry_max_seconds,
     )
 
 
@@ -87,3 +106,4 @@ def check_answer(text: str, job: PendingSummary, settings: Settings) -> None:
         )
     if len(text) >= len(job.output):
         raise ProviderError(FallbackReason.OVERSIZED, "the answer is not shorter than the input")
+    check_grounding(text, job, settings)

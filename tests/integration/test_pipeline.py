@@ -232,3 +232,25 @@ def test_batch_jobs_go_to_the_batch_queue_and_never_touch_the_gate(
 def test_the_session_log_file_name_cannot_escape_its_directory(tmp_path: Path) -> None:
     path = session_file(tmp_path, "../../etc/passwd")
     assert path.parent == tmp_path
+
+
+def test_transient_model_failures_are_retried_and_the_model_still_answers(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.script([status(503), status(429, retry_after=0.2)])
+    start_worker(**provider_env(fake_model, "openai"))
+    ex = example_of(ToolType.SEARCH_RESULTS)
+    result = producer.submit(session_id="retry", tool_name="rg", output=ex.output).wait(30)
+    assert result.method is Method.LLM
+    assert fake_model.request_count == 3
+
+
+def test_a_client_error_is_not_retried(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.set_default(status(400))
+    start_worker(**provider_env(fake_model, "openai"))
+    ex = example_of(ToolType.SEARCH_RESULTS)
+    result = producer.submit(session_id="no-retry", tool_name="rg", output=ex.output).wait(30)
+    assert (result.method, result.fallback_reason) == (Method.FALLBACK, FallbackReason.CLIENT_ERROR)
+    assert fake_model.request_count == 1

@@ -1,0 +1,152 @@
+"""``tersify eval``: scoring shrink methods over a corpus directory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from producer.settings import Settings
+from tests.corpus import SAMPLE_DIR
+from worker import eval_cmd
+from worker.cli import main
+from worker.corpus import load_cases
+from worker.evaluation import EvalMethod, evaluate, kept, missing
+
+TAIL_FACT = "error: the build failed at step 7"
+
+
+def _write_case(directory: Path, name: str, output: str, **meta: object) -> None:
+    fields: dict[str, object] = {
+        "tool_name": "bash",
+        "command": "make",
+        "expected_type": "CommandOutput",
+        "must_keep": [],
+        "should_keep": [],
+        "query": None,
+        "notes": "",
+        **meta,
+    }
+    (directory / f"{name}.txt").write_text(output, encoding="utf-8")
+    (directory / f"{name}.json").write_text(json.dumps(fields), encoding="utf-8")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    log = "".join(f"compiling module number {i} of the build\n" for i in range(400))
+    _write_case(
+        tmp_path, "build", f"make: start\n{log}{TAIL_FACT}\n", must_keep=["make: start", TAIL_FACT]
+    )
+    listing = "".join(f"-rw-r--r-- 1 dev dev 10 Nov 1 file{i}.txt\n" for i in range(300))
+    _write_case(
+        tmp_path, "listing", listing, tool_name="ls", command="ls -l",
+        expected_type="DirectoryListing", must_keep=["file0.txt"],
+    )  # fmt: skip
+    # A case the classifier reads as a listing although its file says command output.
+    _write_case(tmp_path, "mislabeled", "a.txt\nb.txt\n" * 200, tool_name="ls", command="ls")
+    (tmp_path / "orphan.json").write_text("{}", encoding="utf-8")  # no .txt beside it
+    return tmp_path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="tersify")
+    eval_cmd.add_parser(parser.add_subparsers(required=True))
+    args = parser.parse_args(["eval", *argv])
+    code = args.run(args, Settings())
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_kept_and_missing_read_crlf_as_lf_and_count_verbatim_items() -> None:
+    assert kept("a\r\nb c", ["a\nb", "c", "d"]) == 2
+    assert missing("a\r\nb c", ["a\nb", "c", "d"]) == ["d"]
+
+
+def test_head_loses_a_fact_at_the_end_that_extractive_keeps(corpus: Path) -> None:
+    cases = load_cases(corpus, ["build"])
+    head = evaluate(cases, EvalMethod.HEAD, 2_000).results[0]
+    extractive = evaluate(cases, EvalMethod.EXTRACTIVE, 2_000).results[0]
+    assert (head.kept, head.missing) == (1, (TAIL_FACT,))
+    assert (extractive.kept, extractive.missing) == (2, ())
+    assert head.chars_out == 2_000 and extractive.chars_out <= 2_000
+    assert head.chars_in == len(cases[0].output)
+
+
+def test_model_input_scores_the_whole_request_so_a_fact_under_the_cap_is_kept(corpus: Path) -> None:
+    report = evaluate(load_cases(corpus, ["build"]), EvalMethod.MODEL_INPUT, 50_000)
+    assert report.overall.kept == 2
+    assert report.results[0].chars_out > report.results[0].chars_in  # instructions added
+
+
+def test_the_json_report_has_totals_per_type_breakdown_and_one_result_per_case(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, str(corpus), "--method", "head", "--budget", "500", "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert (report["method"], report["budget"], report["cases"]) == ("head", 500, 3)
+    assert (report["kept"], report["total"]) == (2, 3)
+    assert report["percent"] == pytest.approx(66.67)
+    assert report["classification_correct"] == 2
+    assert set(report["by_type"]) == {"CommandOutput", "DirectoryListing"}
+    assert report["by_type"]["CommandOutput"]["classification_correct"] == 1
+    names = [r["name"] for r in report["results"]]
+    assert names == ["build", "listing", "mislabeled"]
+    build = report["results"][0]
+    assert {"name", "tool_type", "kept", "total", "chars_in", "chars_out", "seconds"} <= set(build)
+    assert (build["kept"], build["total"], build["chars_out"]) == (1, 2, 500)
+    assert report["results"][2]["tool_type"] == "DirectoryListing"
+
+
+def test_the_plain_report_ends_with_the_summary_line(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, str(corpus), "--method", "fallback")
+    last = out.rstrip("\n").splitlines()[-1]
+    assert code == 0
+    assert last.startswith("kept 3/3 (100.0%) method=fallback budget=2000 classified=2/3")
+    assert "build" in out and "DirectoryListing" in out
+
+
+def test_a_missing_or_empty_directory_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(capsys, str(tmp_path))[0] == 2
+    code, _, err = _run(capsys, str(tmp_path / "nope"))
+    assert code == 2 and "not a directory" in err
+
+
+def test_a_budget_of_zero_is_an_error(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, str(corpus), "--budget", "0")
+    assert code == 2 and "--budget" in err
+
+
+def test_a_malformed_case_is_an_error_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_case(tmp_path, "bad", "x\n", expected_type="NoSuchType")
+    code, _, err = _run(capsys, str(tmp_path))
+    assert code == 2 and "bad case" in err
+
+
+def test_the_sample_corpus_meets_the_quality_goals(capsys: pytest.CaptureFixture[str]) -> None:
+    results = {}
+    for method in ("head", "head-tail", "fallback", "extractive", "model-input"):
+        code, out, _ = _run(capsys, str(SAMPLE_DIR), "--method", method, "--json")
+        assert code == 0
+        results[method] = json.loads(out)
+    assert all(r["classification_correct"] == r["cases"] for r in results.values())
+    assert results["model-input"]["budget"] == 50_000
+    assert results["extractive"]["percent"] >= 85
+    assert results["fallback"]["percent"] >= 70
+    assert results["model-input"]["percent"] >= 95
+    assert results["fallback"]["kept"] > results["head-tail"]["kept"] >= results["head"]["kept"]
+
+
+def test_the_tersify_command_line_offers_eval(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", str(corpus), "--method", "head-tail", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["method"] == "head-tail"
