@@ -19,13 +19,13 @@ from producer.classify.sanitize import sanitize
 from producer.contract import FallbackReason, PendingSummary
 from producer.errors import ProviderError
 from producer.settings import Settings
-from worker.prompts import _CUT_NOTE, _SYSTEM, FOCUS
+from worker.prompts import CUT_NOTE, FOCUS, SYSTEM_TEMPLATE
 
 log = structlog.get_logger(__name__)
 
 # Text the model got as instructions, not data: claims copied from it (the "L123:" example of the
 # cut note, say) are not inventions.
-INSTRUCTIONS = "\n".join([_SYSTEM, _CUT_NOTE, *FOCUS.values()])
+INSTRUCTIONS = "\n".join([SYSTEM_TEMPLATE, CUT_NOTE, *FOCUS.values()])
 
 # Each look-up scans the whole output (up to 16 MB); past this many claims the verdict is clear.
 MAX_CLAIMS = 100

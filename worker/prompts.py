@@ -47,7 +47,7 @@ FOCUS: dict[ToolType, str] = {
         "relevant to the agent's intent verbatim."
     ),
 }
-_SYSTEM = (
+SYSTEM_TEMPLATE = (
     "You shrink the output of a tool an AI agent ran, so the agent can go on without reading "
     "all of it. {focus}\n"
     "{intent}"
@@ -59,7 +59,7 @@ _SYSTEM = (
     "{cut}"
     "Answer with the summary only, in plain text, at most {limit} characters."
 )
-_CUT_NOTE = (
+CUT_NOTE = (
     "The output was too long and was cut before it reached you: {kept} of {total} characters "
     "are shown. The head and tail are kept; the omitted middle is marked [...N chars omitted...] "
     "and followed by its salient and intent-matching lines, each prefixed with its line number "
@@ -103,11 +103,11 @@ def build_request(
         body, truncated = cut_for_model(clean, tool_type, max_input_chars, job.query)
     tag = f"tool_output_{secrets.token_hex(8)}"
     intent = _field(job.query)
-    system = _SYSTEM.format(
+    system = SYSTEM_TEMPLATE.format(
         focus=FOCUS[tool_type],
         intent=f"Focus on what the agent wants to know: {intent}\n" if intent else "",
         tag=tag,
-        cut=_CUT_NOTE.format(kept=len(body), total=len(clean)) if truncated else "",
+        cut=CUT_NOTE.format(kept=len(body), total=len(clean)) if truncated else "",
         limit=max_summary_chars,
     )
     header = [f"Tool: {_field(job.tool_name)}"]
