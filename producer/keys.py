@@ -39,6 +39,16 @@ def worker_alive(hostname: str) -> str:
     return f"{PREFIX}worker:{hostname}"
 
 
+def circuit(provider: str) -> str:
+    """Hash holding a provider's circuit-breaker state, shared by every worker."""
+    return f"{PREFIX}circuit:{provider}"
+
+
+def rate_bucket(provider: str) -> str:
+    """Hash holding a provider's token buckets (requests and tokens per minute)."""
+    return f"{PREFIX}ratelimit:{provider}"
+
+
 def spill(ref: str) -> str:
     """A full text saved by the inline ``truncate`` so a model tool can read any range back."""
     return f"{PREFIX}spill:{ref}"

@@ -64,6 +64,14 @@ class Settings(BaseSettings):
     )
     model_retry_base_seconds: float = Field(0.5, ge=0, description="First retry's backoff ceiling.")
     model_retry_max_seconds: float = Field(8.0, ge=0, description="Largest backoff between tries.")
+    circuit_failure_threshold: int = Field(
+        5, ge=1, description="Consecutive outage failures that open a provider's circuit."
+    )
+    circuit_cooldown_seconds: float = Field(
+        30.0, gt=0, description="How long a circuit stays open."
+    )
+    rate_limit_requests_per_minute: int = Field(0, ge=0, description="Per provider; 0: no limit.")
+    rate_limit_tokens_per_minute: int = Field(0, ge=0, description="Per provider; 0: no limit.")
 
     # Jobs
     job_deadline_seconds: float = Field(30.0, gt=0, description="Interactive job deadline.")

@@ -11,9 +11,9 @@ from datetime import datetime
 
 import redis
 import structlog
-from producer.classify import classify
 
 from producer import keys, payloads
+from producer.classify import classify
 from producer.contract import (
     FallbackReason,
     PendingSummary,
@@ -60,7 +60,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         log_output(rt, job)
         tool_type = classify(job.tool_name, job.command, job.output)
         try:
-            outcome = summarize(job, tool_type, rt.provider, rt.settings)
+            outcome = summarize(job, tool_type, rt.provider, rt.settings, rt.guard)
         except Exception as exc:  # a bug must still end in a result, never a stuck session
             log.exception("summarize_crashed", error=str(exc))
             error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)

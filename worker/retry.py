@@ -35,7 +35,9 @@ class RetryPolicy:
         """Seconds before retry ``retry`` (1-based): full jitter, with Retry-After as a floor."""
         ceiling = min(self.max_seconds, self.base_seconds * 2 ** (retry - 1))
         wait = rng.uniform(0.0, ceiling)
-        return max(wait, retry_after) if retry_after is not None else wait
+        # A server's Retry-After is honoured up to the policy's cap, so no job outlives its
+        # worker's shutdown grace waiting on one answer.
+        return max(wait, min(retry_after, self.max_seconds)) if retry_after is not None else wait
 
 
 def call_with_retries(

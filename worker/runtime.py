@@ -14,9 +14,12 @@ from redis import Redis
 from producer.client import redis_client
 from producer.gate import SessionGate
 from producer.settings import Settings
+from worker.circuit import CircuitBreaker
+from worker.guard import CallGuard
 from worker.leases import LeaseKeeper
 from worker.providers import make_provider
 from worker.providers.base import Provider
+from worker.ratelimit import RateLimiter
 from worker.sessionlog import SessionLog
 
 
@@ -29,6 +32,7 @@ class Runtime:
     gate_redis: Redis
     gate: SessionGate
     provider: Provider | None
+    guard: CallGuard
     compaction_provider: Provider | None
     session_log: SessionLog
     leases: LeaseKeeper
@@ -42,6 +46,25 @@ class Runtime:
         provider = make_provider(
             settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
         )
+        guard = CallGuard()
+        if provider is not None:
+            guard = CallGuard(
+                CircuitBreaker(
+                    client,
+                    provider.name,
+                    threshold=settings.circuit_failure_threshold,
+                    cooldown=settings.circuit_cooldown_seconds,
+                    probe=settings.model_timeout_seconds + 5,
+                ),
+                RateLimiter(
+                    client,
+                    provider.name,
+                    requests_per_minute=settings.rate_limit_requests_per_minute,
+                    tokens_per_minute=settings.rate_limit_tokens_per_minute,
+                )
+                if settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
+                else None,
+            )
         compaction_provider = make_provider(
             settings,
             settings.resolved_compaction_provider(),
@@ -50,7 +73,9 @@ class Runtime:
         )
         log = SessionLog(settings.session_log_dir, client, marker_ttl=settings.result_ttl_seconds)
         leases = LeaseKeeper(gate, settings)
-        return cls(settings, client, gate_client, gate, provider, compaction_provider, log, leases)
+        return cls(
+            settings, client, gate_client, gate, provider, guard, compaction_provider, log, leases
+        )
 
     def close(self) -> None:
         """Stop the lease keeper and close every client."""

@@ -11,6 +11,7 @@ from producer.settings import Settings
 from worker.extractive import extract
 from worker.fallback import fallback_truncate
 from worker.grounding import check_grounding
+from worker.guard import CallGuard
 from worker.prompts import build_request
 from worker.providers.base import Completion, Provider
 from worker.retry import RetryPolicy, call_with_retries
@@ -44,7 +45,11 @@ def fallback(
 
 
 def summarize(
-    job: PendingSummary, tool_type: ToolType, provider: Provider | None, settings: Settings
+    job: PendingSummary,
+    tool_type: ToolType,
+    provider: Provider | None,
+    settings: Settings,
+    guard: CallGuard | None = None,
 ) -> Outcome:
     """Summarize ``job``: extractive without a provider, else the model, else the fallback."""
     if provider is None:
@@ -61,16 +66,20 @@ def summarize(
         max_summary_chars=settings.max_summary_chars,
     )
     last_timeout = settings.model_timeout_seconds
+    deadline = time.monotonic() + remaining
+    guard = guard or CallGuard()
 
-    def attempt(seconds_left: float) -> Completion:
+    def send() -> Completion:
         nonlocal last_timeout
-        last_timeout = min(settings.model_timeout_seconds, seconds_left)
+        # Measured at send time: the rate limit may have made this attempt wait.
+        last_timeout = min(settings.model_timeout_seconds, deadline - time.monotonic())
         return provider.complete(request, last_timeout)
 
+    def attempt(_seconds_left: float) -> Completion:
+        return guard.call(send, request, deadline=deadline)
+
     try:
-        completion = call_with_retries(
-            attempt, deadline=time.monotonic() + remaining, policy=retry_policy(settings)
-        )
+        completion = call_with_retries(attempt, deadline=deadline, policy=retry_policy(settings))
         text = completion.text.strip()
         check_answer(text, job, settings)
     except ProviderError as error:

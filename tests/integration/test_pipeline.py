@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -209,7 +210,6 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
 
 
 def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
-    import time
 
     deadline = time.monotonic() + seconds
     while not condition():
@@ -254,3 +254,28 @@ def test_a_client_error_is_not_retried(
     result = producer.submit(session_id="no-retry", tool_name="rg", output=ex.output).wait(30)
     assert (result.method, result.fallback_reason) == (Method.FALLBACK, FallbackReason.CLIENT_ERROR)
     assert fake_model.request_count == 1
+
+
+def test_a_dead_api_opens_the_circuit_and_one_probe_closes_it(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.set_default(status(503))
+    start_worker(
+        **provider_env(fake_model, "openai"),
+        circuit_failure_threshold="2",
+        circuit_cooldown_seconds="1",
+        model_max_attempts="1",
+    )
+    ex = example_of(ToolType.SEARCH_RESULTS)
+
+    def run(session: str) -> tuple[Method, FallbackReason | None]:
+        result = producer.submit(session_id=session, tool_name="rg", output=ex.output).wait(30)
+        return result.method, result.fallback_reason
+
+    assert run("dead-1") == (Method.FALLBACK, FallbackReason.SERVER_ERROR)
+    assert run("dead-2") == (Method.FALLBACK, FallbackReason.SERVER_ERROR)
+    assert run("dead-3") == (Method.FALLBACK, FallbackReason.CIRCUIT_OPEN)
+    assert fake_model.request_count == 2  # the open circuit spared the dead API
+    fake_model.set_default(ok())
+    time.sleep(1.2)  # the cool-down, after which one probe may go out
+    assert run("alive") == (Method.LLM, None)

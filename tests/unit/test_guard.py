@@ -1,0 +1,139 @@
+"""The shared circuit breaker and rate limit, against a real Redis."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import redis
+
+from producer.contract import FallbackReason
+from producer.errors import ProviderError
+from worker.circuit import Admission, CircuitBreaker
+from worker.guard import CallGuard
+from worker.providers.base import Completion, ModelRequest
+from worker.ratelimit import RateLimiter
+
+REQUEST = ModelRequest(system="s" * 400, user="u" * 3600, max_tokens=100)
+
+
+@pytest.fixture
+def bytes_client(redis_server, redis_client) -> redis.Redis:
+    client = redis.Redis.from_url(redis_server.url)
+    yield client
+    client.close()
+
+
+def breaker(client: redis.Redis, cooldown: float = 0.3) -> CircuitBreaker:
+    return CircuitBreaker(client, "anthropic", threshold=3, cooldown=cooldown, probe=5.0)
+
+
+def fail(b: CircuitBreaker, reason: FallbackReason = FallbackReason.SERVER_ERROR, probe=False):
+    b.record(ok=False, probe=probe, reason=reason)
+
+
+def test_the_circuit_opens_after_a_run_of_outage_failures(bytes_client) -> None:
+    b = breaker(bytes_client)
+    for _ in range(2):
+        fail(b)
+    assert b.admit() is Admission.ALLOW
+    fail(b)
+    assert b.admit() is Admission.REJECT
+
+
+def test_a_success_resets_the_run(bytes_client) -> None:
+    b = breaker(bytes_client)
+    fail(b)
+    fail(b)
+    b.record(ok=True, probe=False)
+    fail(b)
+    fail(b)
+    assert b.admit() is Admission.ALLOW
+
+
+def test_client_errors_do_not_count_as_an_outage(bytes_client) -> None:
+    b = breaker(bytes_client)
+    for _ in range(5):
+        fail(b, FallbackReason.CLIENT_ERROR)
+    assert b.admit() is Admission.ALLOW
+
+
+def test_after_the_cooldown_exactly_one_probe_goes_out_and_its_success_closes(bytes_client) -> None:
+    b = breaker(bytes_client, cooldown=0.2)
+    other_worker = breaker(bytes_client, cooldown=0.2)
+    for _ in range(3):
+        fail(b)
+    time.sleep(0.3)
+    assert b.admit() is Admission.PROBE
+    assert other_worker.admit() is Admission.REJECT  # one probe for all workers
+    b.record(ok=True, probe=True)
+    assert other_worker.admit() is Admission.ALLOW
+
+
+def test_a_failed_probe_opens_the_circuit_again(bytes_client) -> None:
+    b = breaker(bytes_client, cooldown=0.2)
+    for _ in range(3):
+        fail(b)
+    time.sleep(0.3)
+    assert b.admit() is Admission.PROBE
+    fail(b, FallbackReason.TIMEOUT, probe=True)
+    assert b.admit() is Admission.REJECT
+
+
+def test_the_guard_refuses_calls_while_the_circuit_is_open(bytes_client) -> None:
+    b = breaker(bytes_client, cooldown=30)
+    for _ in range(3):
+        fail(b)
+    sent: list[int] = []
+    guard = CallGuard(breaker=b)
+    with pytest.raises(ProviderError) as caught:
+        guard.call(lambda: sent.append(1) or Completion("x", "m"), REQUEST, deadline=1e12)
+    assert caught.value.reason is FallbackReason.CIRCUIT_OPEN
+    assert sent == []
+
+
+def test_the_guard_records_failures_of_the_calls_it_lets_through(bytes_client) -> None:
+    b = breaker(bytes_client, cooldown=30)
+    guard = CallGuard(breaker=b)
+
+    def down() -> Completion:
+        raise ProviderError(FallbackReason.CONNECTION_ERROR, "refused")
+
+    for _ in range(3):
+        with pytest.raises(ProviderError):
+            guard.call(down, REQUEST, deadline=time.monotonic() + 10)
+    assert b.admit() is Admission.REJECT
+
+
+def test_the_rate_limit_is_shared_and_says_how_long_to_wait(bytes_client) -> None:
+    first = RateLimiter(bytes_client, "openai", requests_per_minute=2, tokens_per_minute=0)
+    second = RateLimiter(bytes_client, "openai", requests_per_minute=2, tokens_per_minute=0)
+    assert first.try_take(10) == 0.0
+    assert second.try_take(10) == 0.0
+    wait = first.try_take(10)
+    assert 0 < wait <= 30.0  # one request refills every 30 s at 2/min
+
+
+def test_the_token_budget_limits_large_requests(bytes_client) -> None:
+    limiter = RateLimiter(bytes_client, "openai", requests_per_minute=0, tokens_per_minute=6000)
+    assert limiter.try_take(5000) == 0.0
+    assert limiter.try_take(5000) > 0
+
+
+def test_an_interactive_job_gives_up_when_the_budget_comes_after_its_deadline(bytes_client) -> None:
+    limiter = RateLimiter(bytes_client, "openai", requests_per_minute=1, tokens_per_minute=0)
+    limiter.acquire(1, deadline=time.monotonic() + 5)
+    with pytest.raises(ProviderError) as caught:
+        limiter.acquire(1, deadline=time.monotonic() + 5)
+    assert caught.value.reason is FallbackReason.RATE_LIMITED
+
+
+def test_a_patient_caller_waits_for_the_budget(bytes_client) -> None:
+    limiter = RateLimiter(bytes_client, "openai", requests_per_minute=600, tokens_per_minute=0)
+    for _ in range(600):
+        limiter.try_take(1)
+    slept: list[float] = []
+    limiter.acquire(
+        1, deadline=time.monotonic() + 60, sleep=lambda s: (slept.append(s), time.sleep(s))
+    )
+    assert slept and sum(slept) <= 1.0  # 10 requests a second refill
