@@ -231,6 +231,11 @@ class Producer:
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                pipe.set(
+                    keys.compaction_job(job.job_id),
+                    job.session_id,
+                    ex=self.settings.result_ttl_seconds,
+                )
                 pipe.execute()
         except redis.RedisError as exc:
             raise RedisUnavailableError(f"could not store the job: {type(exc).__name__}") from None

@@ -54,6 +54,11 @@ def spill(ref: str) -> str:
     return f"{PREFIX}spill:{ref}"
 
 
+def compaction_job(job_id: str) -> str:
+    """Marker: a compaction job with this id was submitted (so an unknown id reads 404)."""
+    return f"{PREFIX}compaction-job:{job_id}"
+
+
 def compaction_result(job_id: str) -> str:
     """One-element list holding a compaction job's result JSON."""
     return f"{PREFIX}compaction:{job_id}"

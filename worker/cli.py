@@ -16,7 +16,7 @@ Command = Callable[[argparse.Namespace, Settings], int]
 
 # Modules that add their own subcommands: each has ``add_parser(subparsers) -> None`` and sets
 # ``run`` (a ``Command``) on its parser. One line per module; keep the list sorted.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("worker.api.cli", "worker.eval_cmd")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

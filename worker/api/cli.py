@@ -1,0 +1,59 @@
+"""``tersify api``: serve the HTTP API with uvicorn, in one or several processes on one port."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+
+import uvicorn
+
+from producer.settings import Settings
+from worker.api.app import AuthNotConfiguredError, token_table
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``api`` subcommand."""
+    p = sub.add_parser("api", help="serve the HTTP API (FastAPI on uvicorn)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port to bind (default 8080)")
+    p.add_argument("--workers", type=int, default=1, help="server processes sharing the port")
+    p.set_defaults(run=_serve)
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        tokens = token_table(settings)
+    except (AuthNotConfiguredError, ValueError) as exc:
+        print(f"tersify api: {exc}", file=sys.stderr)
+        return 2
+    if tokens is None and not is_loopback(args.host):
+        print("tersify api: without tokens the API binds to loopback only", file=sys.stderr)
+        return 2
+    if args.workers < 1:
+        print("tersify api: --workers must be at least 1", file=sys.stderr)
+        return 2
+    # an import string, so each of --workers processes builds its own app from TERSIFY_*
+    uvicorn.run(
+        "worker.api.app:app_from_environment",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_config=None,  # logging is structlog's (configured in the factory)
+        access_log=False,  # the request metrics count requests; paths carry ids
+        proxy_headers=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+    )
+    return 0

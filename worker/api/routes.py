@@ -1,0 +1,284 @@
+"""The ``/v1`` routes: each one a thin adapter over ``producer`` (async where it can be)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+from typing import Annotated, cast
+
+import redis
+import redis.asyncio
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import JSONResponse
+
+from producer import keys
+from producer.aio import AsyncProducer
+from producer.client import Producer
+from producer.compaction import CompactionResult
+from producer.contract import Method, SessionId, SummaryResult
+from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
+from producer.gate import GateStatus
+from producer.settings import Settings
+from producer.spill import SpillRange, SpillStore
+from worker.api.auth import Caller
+from worker.api.bodies import (
+    CompactionRequest,
+    HeldCount,
+    HeldInput,
+    HeldMessages,
+    JobAccepted,
+    SummaryRequest,
+)
+from worker.api.problems import ApiProblem, documented
+
+router = APIRouter(prefix="/v1")
+
+# One BLMOVE never blocks longer than this: under the Redis client's socket timeout.
+_WAIT_SLICE_SECONDS = 5.0
+
+JobId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$", description="A job id.")]
+SessionPath = Annotated[SessionId, Path(description="The session id (URL-encode any '/').")]
+Wait = Annotated[
+    float,
+    Query(ge=0, le=300, description="Seconds to wait for it (long-poll); capped by the server."),
+]
+_AUTH = ("unauthorized",)
+_REDIS = ("redis_unavailable",)
+
+
+async def _awaited(call: Awaitable[str | None] | str | None) -> str | None:
+    # redis-py types its commands for both clients at once; on redis.asyncio they are awaitable
+    return await cast("Awaitable[str | None]", call)
+
+
+def _producer(request: Request) -> AsyncProducer:
+    producer: AsyncProducer = request.app.state.producer
+    return producer
+
+
+def _accepted(request: Request, name: str, job_id: str) -> JSONResponse:
+    body = JobAccepted(job_id=job_id).model_dump()
+    location = str(request.url_for(name, job_id=job_id).path)
+    return JSONResponse(body, status_code=202, headers={"Location": location})
+
+
+def _capped(request: Request, wait: float) -> float:
+    settings: Settings = request.app.state.settings
+    return min(wait, settings.api_max_wait_seconds)
+
+
+@router.post(
+    "/summaries",
+    response_model=None,
+    summary="Submit a tool output",
+    responses={
+        200: {"model": SummaryResult, "description": "Short enough: passed through, no job."},
+        202: {"model": JobAccepted, "description": "Queued; GET the Location for the result."},
+        **documented(
+            *_AUTH,
+            "forbidden_session",
+            "payload_too_large",
+            "invalid_job",
+            "invalid_request",
+            *_REDIS,
+        ),
+    },
+)
+async def submit_summary(body: SummaryRequest, caller: Caller, request: Request) -> JSONResponse:
+    """Submit a tool output; a short one comes straight back as a ``passthrough`` result."""
+    caller.check(body.session_id)
+    producer = _producer(request)
+    handle = await producer.submit(**body.model_dump(exclude_none=True))
+    # a passthrough handle already holds its result; a queued job's read is one Redis call
+    result = await handle.result()
+    if result is not None and result.method is Method.PASSTHROUGH:
+        return JSONResponse(result.model_dump(mode="json"))
+    return _accepted(request, "get_summary", handle.job_id)
+
+
+@router.get(
+    "/summaries/{job_id}",
+    response_model=None,
+    summary="Get a summary (optionally long-polling)",
+    responses={
+        200: {"model": SummaryResult, "description": "The result."},
+        202: {"model": JobAccepted, "description": "Still running (after any wait)."},
+        **documented(*_AUTH, "not_found", "invalid_request", *_REDIS),
+    },
+)
+async def get_summary(
+    job_id: JobId, caller: Caller, request: Request, wait: Wait = 0.0
+) -> JSONResponse:
+    """The job's result: 200 when stored, 202 while running, 404 for an unknown job."""
+    producer = _producer(request)
+    result = await producer.get(job_id)
+    if result is None:
+        await _check_job_session(request, caller, job_id)
+        timeout = _capped(request, wait)
+        if timeout > 0:
+            try:
+                result = await producer.wait(job_id, timeout)
+            except ResultTimeoutError:
+                result = None
+    if result is None:
+        return _accepted(request, "get_summary", job_id)
+    if not caller.allows(result.session_id):
+        raise JobNotFoundError(f"no job {job_id!r}")  # another session's job: not this caller's
+    return JSONResponse(result.model_dump(mode="json"))
+
+
+async def _check_job_session(request: Request, caller: Caller, job_id: str) -> None:
+    if caller.scope is None:
+        return
+    client: redis.asyncio.Redis = request.app.state.redis
+    try:
+        owner = await _awaited(client.hget(keys.job_meta(job_id), "session_id"))
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
+    if owner is None or not caller.allows(str(owner)):
+        raise JobNotFoundError(f"no job {job_id!r}")
+
+
+@router.post(
+    "/compactions",
+    status_code=202,
+    response_model=JobAccepted,
+    summary="Submit a conversation to compact",
+    responses=documented(
+        *_AUTH, "forbidden_session", "payload_too_large", "invalid_job", "invalid_request", *_REDIS
+    ),
+)
+async def submit_compaction(
+    body: CompactionRequest, caller: Caller, request: Request
+) -> JSONResponse:
+    """Queue a compaction of ``messages``; GET the Location for the compacted conversation."""
+    caller.check(body.session_id)
+    sync_producer: Producer = request.app.state.sync_producer
+    # Producer.compact is blocking (there is no async twin): keep it off the event loop
+    handle = await asyncio.to_thread(sync_producer.compact, **body.model_dump())
+    return _accepted(request, "get_compaction", handle.job_id)
+
+
+@router.get(
+    "/compactions/{job_id}",
+    response_model=None,
+    summary="Get a compaction (optionally long-polling)",
+    responses={
+        200: {"model": CompactionResult, "description": "The compacted conversation."},
+        202: {"model": JobAccepted, "description": "Not stored yet: the job is running."},
+        **documented(*_AUTH, "not_found", "invalid_request", *_REDIS),
+    },
+)
+async def get_compaction(
+    job_id: JobId, caller: Caller, request: Request, wait: Wait = 0.0
+) -> JSONResponse:
+    """The compaction's result: 200 when stored, 202 while running, 404 when unknown."""
+    client: redis.asyncio.Redis = request.app.state.redis
+    raw = await _read_list_head(client, keys.compaction_result(job_id), _capped(request, wait))
+    if raw is None:
+        owner = await _awaited(client.get(keys.compaction_job(job_id)))
+        if owner is None or not caller.allows(str(owner)):
+            raise JobNotFoundError(f"no compaction {job_id!r}")
+        return _accepted(request, "get_compaction", job_id)
+    result = CompactionResult.model_validate_json(raw)
+    if not caller.allows(result.session_id):
+        raise JobNotFoundError(f"no compaction {job_id!r}")
+    return JSONResponse(result.model_dump(mode="json"))
+
+
+async def _read_list_head(client: redis.asyncio.Redis, key: str, timeout: float) -> str | None:
+    # BLMOVE from the list onto itself: woken the moment the worker pushes, value left in place
+    deadline = time.monotonic() + timeout
+    try:
+        raw = await _awaited(client.lindex(key, 0))
+        while raw is None and (remaining := deadline - time.monotonic()) > 0:
+            raw = await client.blmove(
+                key,
+                key,
+                # redis-py's stub says int; Redis takes fractional seconds here
+                max(0.01, min(remaining, _WAIT_SLICE_SECONDS)),  # type: ignore[arg-type]
+                "LEFT",
+                "RIGHT",
+            )
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"could not read the result: {type(exc).__name__}") from None
+    return raw
+
+
+@router.get(
+    "/sessions/{session_id:path}/gate",
+    response_model=GateStatus,
+    summary="Gate status (optionally waiting for it to open)",
+    responses=documented(*_AUTH, "forbidden_session", "invalid_request", *_REDIS),
+)
+async def gate_status(
+    session_id: SessionPath, caller: Caller, request: Request, wait: Wait = 0.0
+) -> GateStatus:
+    """The session's gate: ``open``, the live jobs holding it, the count of held input."""
+    caller.check(session_id)
+    producer = _producer(request)
+    timeout = _capped(request, wait)
+    if timeout > 0:
+        await producer.gate.wait_open(session_id, timeout)
+    return await producer.gate.status(session_id)
+
+
+@router.post(
+    "/sessions/{session_id:path}/held-input/take",
+    response_model=HeldMessages,
+    summary="Take the held input (when the gate is open)",
+    responses=documented(*_AUTH, "forbidden_session", "invalid_request", *_REDIS),
+)
+async def take_held_input(
+    session_id: SessionPath, caller: Caller, request: Request
+) -> HeldMessages:
+    """All held input, oldest first, removed atomically; [] while the gate is closed."""
+    caller.check(session_id)
+    producer = _producer(request)
+    return HeldMessages(messages=await producer.gate.take_held(session_id))
+
+
+@router.post(
+    "/sessions/{session_id:path}/held-input",
+    response_model=HeldCount,
+    summary="Hold user input until the gate opens",
+    responses=documented(
+        *_AUTH, "forbidden_session", "payload_too_large", "invalid_job", "invalid_request", *_REDIS
+    ),
+)
+async def hold_input(
+    session_id: SessionPath, body: HeldInput, caller: Caller, request: Request
+) -> HeldCount:
+    """Queue input that arrived while the gate was closed; returns how much is held."""
+    caller.check(session_id)
+    producer = _producer(request)
+    return HeldCount(held_inputs=await producer.gate.hold_input(session_id, body.message))
+
+
+@router.get(
+    "/spill/{ref}",
+    response_model=SpillRange,
+    summary="Read lines of a spilled full output",
+    responses=documented(*_AUTH, "not_found", "invalid_request", *_REDIS),
+)
+async def read_spill(
+    ref: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$", description="The spill ref.")],
+    caller: Caller,
+    request: Request,
+    offset: Annotated[int, Query(ge=0, le=2**31, description="First line, 0-based.")] = 0,
+    limit: Annotated[int, Query(ge=0, le=10_000, description="Most lines returned.")] = 2000,
+) -> SpillRange:
+    """Lines ``offset`` .. ``offset + limit - 1`` of a text ``truncate`` spilled."""
+    store: SpillStore = request.app.state.spill
+    owner: str | None = None
+    if caller.scope is not None:
+        client: redis.asyncio.Redis = request.app.state.redis
+        try:
+            found = await _awaited(client.hget(keys.spill(ref), "session_id"))
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not read the spill: {type(exc).__name__}") from None
+        if found is None or not caller.allows(str(found)):
+            raise ApiProblem("not_found", f"no spilled output {ref!r} (unknown or expired)")
+        owner = str(found)
+    return await asyncio.to_thread(store.read_spill, ref, offset, limit, session_id=owner)
