@@ -21,6 +21,10 @@ def create_app(settings: Settings) -> Celery:
     """Build the worker app for ``settings``."""
     app = Celery("tersify", broker=settings.redis_url)
     app.conf.update(
+        # kombu's Redis transport, but a non-JSON queue entry is dead-lettered, not fatal.
+        broker_transport="worker.transport:Transport",
+        # Celery's consumer, but what it refuses undecoded lands in the dead-letter list.
+        worker_consumer="worker.deadletters:Consumer",
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,
@@ -43,6 +47,8 @@ def create_app(settings: Settings) -> Celery:
     )
     app.conf.tersify_settings = settings
     app.autodiscover_tasks(["worker"], related_name="tasks", force=True)
+    import worker.deadletters  # noqa: F401 - connects the dead-letter signal handlers
+
     return app
 
 

@@ -3,6 +3,7 @@ dead-letter list instead of being retried forever."""
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Callable
@@ -94,3 +95,43 @@ def test_a_malformed_message_is_dead_lettered_not_retried(
     )
     assert result.method is Method.EXTRACTIVE
     assert redis_client.llen(keys.DEAD_LETTERS) == 2
+
+
+def test_garbage_written_straight_into_the_queue_is_dead_lettered_and_the_worker_lives_on(
+    start_worker: Callable[..., WorkerProcess], producer: Producer, redis_client
+) -> None:
+    worker = start_worker()
+    properties = {
+        "delivery_tag": "t",
+        "body_encoding": "base64",
+        "delivery_info": {"exchange": "", "routing_key": "interactive"},
+    }
+
+    def envelope(body: bytes, task: str, tag: str) -> str:
+        return json.dumps(
+            {
+                "body": base64.b64encode(body).decode(),
+                "content-encoding": "utf-8",
+                "content-type": "application/json",
+                "headers": {"id": tag, "task": task},
+                "properties": {**properties, "delivery_tag": tag},
+            }
+        )
+
+    redis_client.lpush("interactive", "this is not json at all")
+    redis_client.lpush("interactive", envelope(b"\xff\xfe not utf-8", SUMMARIZE_TASK, "t1"))
+    redis_client.lpush("interactive", envelope(b"[[], {}, {}]", "no.such.task", "t2"))
+    deadline = time.monotonic() + 20
+    while redis_client.llen(keys.DEAD_LETTERS) < 3:
+        assert time.monotonic() < deadline, "the poison messages were not dead-lettered"
+        time.sleep(0.05)
+    reasons = " | ".join(
+        json.loads(r)["reason"] for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
+    )
+    assert "undecodable queue entry" in reasons
+    assert "undecodable body" in reasons
+    assert "unknown task 'no.such.task'" in reasons
+    assert worker.proc is not None and worker.proc.poll() is None
+    result = producer.submit(session_id="after-poison", tool_name="bash", output=BIG + "\nerror: x")
+    assert result.wait(30).method is Method.EXTRACTIVE
+    assert redis_client.llen("interactive") == 0
