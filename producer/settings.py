@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     # Providers
     main_provider: ProviderName | None = Field(None, description="The agent's main provider.")
     summary_provider: ProviderName | None = Field(None, description="Summaries; else main.")
+    failover_provider: ProviderName | None = Field(
+        None, description="Tried when the summary provider is down; unset: no failover."
+    )
     compaction_provider: ProviderName | None = Field(
         None, description="Compaction summaries; else the summary provider, else main."
     )

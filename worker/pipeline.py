@@ -60,7 +60,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         log_output(rt, job)
         tool_type = classify(job.tool_name, job.command, job.output)
         try:
-            outcome = summarize(job, tool_type, rt.provider, rt.settings, rt.guard)
+            outcome = summarize(job, tool_type, rt.routes, rt.settings)
         except Exception as exc:  # a bug must still end in a result, never a stuck session
             log.exception("summarize_crashed", error=str(exc))
             error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)

@@ -21,6 +21,7 @@ from worker.providers import make_provider
 from worker.providers.base import Provider
 from worker.ratelimit import RateLimiter
 from worker.sessionlog import SessionLog
+from worker.summarize import Route
 
 
 @dataclass
@@ -31,8 +32,7 @@ class Runtime:
     redis: Redis
     gate_redis: Redis
     gate: SessionGate
-    provider: Provider | None
-    guard: CallGuard
+    routes: list[Route]
     compaction_provider: Provider | None
     session_log: SessionLog
     leases: LeaseKeeper
@@ -46,25 +46,12 @@ class Runtime:
         provider = make_provider(
             settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
         )
-        guard = CallGuard()
-        if provider is not None:
-            guard = CallGuard(
-                CircuitBreaker(
-                    client,
-                    provider.name,
-                    threshold=settings.circuit_failure_threshold,
-                    cooldown=settings.circuit_cooldown_seconds,
-                    probe=settings.model_timeout_seconds + 5,
-                ),
-                RateLimiter(
-                    client,
-                    provider.name,
-                    requests_per_minute=settings.rate_limit_requests_per_minute,
-                    tokens_per_minute=settings.rate_limit_tokens_per_minute,
-                )
-                if settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
-                else None,
-            )
+        routes = [route(settings, client, provider)] if provider is not None else []
+        spare = settings.failover_provider
+        if routes and spare is not None and spare is not settings.resolved_summary_provider():
+            second = make_provider(settings, spare, pool_size=settings.worker_concurrency)
+            if second is not None:
+                routes.append(route(settings, client, second))
         compaction_provider = make_provider(
             settings,
             settings.resolved_compaction_provider(),
@@ -73,18 +60,42 @@ class Runtime:
         )
         log = SessionLog(settings.session_log_dir, client, marker_ttl=settings.result_ttl_seconds)
         leases = LeaseKeeper(gate, settings)
-        return cls(
-            settings, client, gate_client, gate, provider, guard, compaction_provider, log, leases
-        )
+        return cls(settings, client, gate_client, gate, routes, compaction_provider, log, leases)
 
     def close(self) -> None:
         """Stop the lease keeper and close every client."""
         self.leases.stop()
-        for provider in (self.provider, self.compaction_provider):
-            if provider is not None:
-                provider.close()
+        for r in self.routes:
+            r.provider.close()
+        if self.compaction_provider is not None:
+            self.compaction_provider.close()
         self.redis.close()
         self.gate_redis.close()
+
+
+def route(settings: Settings, client: Redis, provider: Provider) -> Route:
+    """A provider with its shared circuit breaker and, when limits are set, its rate limit."""
+    limited = settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
+    return Route(
+        provider,
+        CallGuard(
+            CircuitBreaker(
+                client,
+                provider.name,
+                threshold=settings.circuit_failure_threshold,
+                cooldown=settings.circuit_cooldown_seconds,
+                probe=settings.model_timeout_seconds + 5,
+            ),
+            RateLimiter(
+                client,
+                provider.name,
+                requests_per_minute=settings.rate_limit_requests_per_minute,
+                tokens_per_minute=settings.rate_limit_tokens_per_minute,
+            )
+            if limited
+            else None,
+        ),
+    )
 
 
 _lock = threading.Lock()

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import structlog
 
 from producer.contract import FallbackReason, Method, PendingSummary, ToolType
 from producer.errors import ProviderError
 from producer.settings import Settings
+from worker.circuit import OUTAGE_REASONS
 from worker.extractive import extract
 from worker.fallback import fallback_truncate
 from worker.grounding import check_grounding
 from worker.guard import CallGuard
 from worker.prompts import build_request
-from worker.providers.base import Completion, Provider
+from worker.providers.base import Completion, ModelRequest, Provider
 from worker.retry import RetryPolicy, call_with_retries
+
+log = structlog.get_logger("tersify.summarize")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +50,27 @@ def fallback(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One way to a model: its provider and the guard (circuit, rate limit) in front of it."""
+
+    provider: Provider
+    guard: CallGuard
+
+
+# Failures after which the failover provider, when configured, gets the job.
+FAILOVER_REASONS = OUTAGE_REASONS | {FallbackReason.CIRCUIT_OPEN, FallbackReason.RATE_LIMITED}
+
+
 def summarize(
-    job: PendingSummary,
-    tool_type: ToolType,
-    provider: Provider | None,
-    settings: Settings,
-    guard: CallGuard | None = None,
+    job: PendingSummary, tool_type: ToolType, routes: Sequence[Route], settings: Settings
 ) -> Outcome:
-    """Summarize ``job``: extractive without a provider, else the model, else the fallback."""
-    if provider is None:
+    """Summarize ``job``: extractive without a route, else the model(s), else the fallback.
+
+    ``routes`` is the summary provider, then optionally a failover provider that is tried only
+    when the first one is down (outage, open circuit, exhausted rate limit).
+    """
+    if not routes:
         text = extract(job.output, tool_type, settings.local_budget_chars, job.query)
         return Outcome(text=text, method=Method.EXTRACTIVE, provider="extractive")
     remaining = job.deadline.timestamp() - time.time()
@@ -65,31 +83,47 @@ def summarize(
         max_input_chars=settings.max_model_input_chars,
         max_summary_chars=settings.max_summary_chars,
     )
-    last_timeout = settings.model_timeout_seconds
     deadline = time.monotonic() + remaining
-    guard = guard or CallGuard()
+    for index, route in enumerate(routes):
+        try:
+            return _ask(route, request, job, settings, deadline)
+        except ProviderError as failure:
+            error = failure
+            if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:
+                break
+            log.warning("model_failover", failed=route.provider.name, reason=error.reason.value)
+    return fallback(job, tool_type, settings, error)
+
+
+def _ask(
+    route: Route, request: ModelRequest, job: PendingSummary, settings: Settings, deadline: float
+) -> Outcome:
+    """One provider's answer (with retries), checked; ``ProviderError`` when there is none."""
+    last_timeout = settings.model_timeout_seconds
 
     def send() -> Completion:
         nonlocal last_timeout
         # Measured at send time: the rate limit may have made this attempt wait.
         last_timeout = min(settings.model_timeout_seconds, deadline - time.monotonic())
-        return provider.complete(request, last_timeout)
+        return route.provider.complete(request, last_timeout)
 
     def attempt(_seconds_left: float) -> Completion:
-        return guard.call(send, request, deadline=deadline)
+        return route.guard.call(send, request, deadline=deadline)
 
     try:
         completion = call_with_retries(attempt, deadline=deadline, policy=retry_policy(settings))
-        text = completion.text.strip()
-        check_answer(text, job, settings)
     except ProviderError as error:
         if error.reason is FallbackReason.TIMEOUT and last_timeout < settings.model_timeout_seconds:
-            error = ProviderError(FallbackReason.DEADLINE, "the job's deadline cut the model call")
-        return fallback(job, tool_type, settings, error)
+            raise ProviderError(
+                FallbackReason.DEADLINE, "the job's deadline cut the model call"
+            ) from None
+        raise
+    text = completion.text.strip()
+    check_answer(text, job, settings)
     return Outcome(
         text=text,
         method=Method.LLM,
-        provider=provider.name,
+        provider=route.provider.name,
         model=completion.model,
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,

@@ -279,3 +279,16 @@ def test_a_dead_api_opens_the_circuit_and_one_probe_closes_it(
     fake_model.set_default(ok())
     time.sleep(1.2)  # the cool-down, after which one probe may go out
     assert run("alive") == (Method.LLM, None)
+
+
+def test_when_the_summary_provider_is_down_the_failover_provider_answers(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    fake_model.add_rule("claude-haiku", status(503))  # only the Anthropic requests name it
+    start_worker(
+        **provider_env(fake_model, "anthropic"), failover_provider="openai", model_max_attempts="1"
+    )
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+    result = producer.submit(session_id="failover", tool_name="bash", output=ex.output).wait(30)
+    assert (result.method, result.provider) == (Method.LLM, "openai")
+    assert [r.path for r in fake_model.requests] == ["/v1/messages", "/v1/chat/completions"]
