@@ -1,0 +1,54 @@
+"""A loopback fake of the Anthropic Messages and OpenAI Chat Completions APIs, with fault injection.
+
+The server is raw asyncio (a small HTTP/1.1 parser with keep-alive) on its own event loop in a
+daemon thread, so one test process can drive it at thousands of requests per second and hold
+hundreds of slow connections open at once. It binds 127.0.0.1 only.
+
+Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang``,
+``close_mid_body``, ``slow_drip`` and ``raw``. Which one a model call gets, first match wins:
+
+1. ``script([...])``: a FIFO of behaviours, each consumed by one request;
+2. ``add_rule(marker, behaviour)``: the first rule whose marker occurs in the raw request body
+   (tests put a marker such as ``FAKE-FAULT-429`` in a tool output);
+3. ``set_default(behaviour)``: everything else (``ok()`` until changed).
+
+The default answer is ``"Summary: "`` plus the first 200 characters of the tool output (the body of
+a ``<tool_output>`` tag when the user message has one, else the whole message), so it is
+deterministic, usually shorter than the input, and easy to recognise. Token counts are chars / 4.
+
+Standalone: ``python -m tests.fakemodel --port 8099 --latency-ms 200``.
+"""
+
+from tests.fakemodel.behaviours import (
+    Behaviour,
+    RecordedRequest,
+    close_mid_body,
+    empty,
+    hang,
+    malformed,
+    ok,
+    oversized,
+    raw,
+    slow_drip,
+    status,
+)
+from tests.fakemodel.server import FakeModelServer
+from tests.fakemodel.wire import DEFAULT_MODEL, SUMMARY_PREFIX, default_summary
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "SUMMARY_PREFIX",
+    "Behaviour",
+    "FakeModelServer",
+    "RecordedRequest",
+    "close_mid_body",
+    "default_summary",
+    "empty",
+    "hang",
+    "malformed",
+    "ok",
+    "oversized",
+    "raw",
+    "slow_drip",
+    "status",
+]

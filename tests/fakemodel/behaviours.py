@@ -1,0 +1,125 @@
+"""Fault behaviours of the fake model server, and what it records of each request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Ok:
+    """Answer normally, after ``latency`` seconds on top of the server's own latency."""
+
+    text: str | None = None
+    latency: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Answer with an HTTP error in the API's own error format."""
+
+    code: int
+    retry_after: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """Answer 200 with a body that is not JSON."""
+
+
+@dataclass(frozen=True, slots=True)
+class Empty:
+    """Answer 200 in the right shape with empty text."""
+
+
+@dataclass(frozen=True, slots=True)
+class Oversized:
+    """Answer 200 with ``chars`` characters of text."""
+
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hang:
+    """Read the request, answer nothing, and close the connection after ``seconds``."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class CloseMidBody:
+    """Send the headers with the full Content-Length and half the body, then close."""
+
+
+@dataclass(frozen=True, slots=True)
+class SlowDrip:
+    """Send the headers at once, then a valid body a few bytes at a time over ``total_seconds``."""
+
+    total_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Raw:
+    """Answer with exactly this status and body (shapes the named behaviours do not cover)."""
+
+    body: bytes
+    code: int = 200
+
+
+Behaviour = Ok | Status | Malformed | Empty | Oversized | Hang | CloseMidBody | SlowDrip | Raw
+
+
+def ok(text: str | None = None, latency: float = 0.0) -> Behaviour:
+    """A normal answer: ``text``, or the default summary of the request."""
+    return Ok(text, latency)
+
+
+def status(code: int, retry_after: float | None = None, message: str | None = None) -> Behaviour:
+    """An HTTP error; a 429 with ``retry_after`` also sends a ``retry-after`` header."""
+    return Status(code, retry_after, message)
+
+
+def malformed() -> Behaviour:
+    """A 200 whose body is not JSON."""
+    return Malformed()
+
+
+def empty() -> Behaviour:
+    """A 200 with a valid shape and empty text."""
+    return Empty()
+
+
+def oversized(chars: int = 100_000) -> Behaviour:
+    """A 200 with a very long text."""
+    return Oversized(chars)
+
+
+def hang(seconds: float = 3600.0) -> Behaviour:
+    """No answer until ``seconds`` pass (then the connection closes) or the server stops."""
+    return Hang(seconds)
+
+
+def close_mid_body() -> Behaviour:
+    """Half a body, then the connection closes."""
+    return CloseMidBody()
+
+
+def slow_drip(total_seconds: float) -> Behaviour:
+    """A valid answer whose body trickles out over ``total_seconds``."""
+    return SlowDrip(total_seconds)
+
+
+def raw(body: bytes | str, code: int = 200) -> Behaviour:
+    """Exactly ``body`` (JSON content type) with status ``code``."""
+    return Raw(body.encode() if isinstance(body, str) else body, code)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the server received: headers lower-cased, body parsed as JSON (None if not)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
