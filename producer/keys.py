@@ -49,6 +49,11 @@ def rate_bucket(provider: str) -> str:
     return f"{PREFIX}ratelimit:{provider}"
 
 
+def summary_cache(digest: str) -> str:
+    """A cached model summary, addressed by the hash of what produced it."""
+    return f"{PREFIX}cache:{digest}"
+
+
 def spill(ref: str) -> str:
     """A full text saved by the inline ``truncate`` so a model tool can read any range back."""
     return f"{PREFIX}spill:{ref}"

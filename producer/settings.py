@@ -82,6 +82,9 @@ class Settings(BaseSettings):
         86_400.0, gt=0, description="Batch job deadline (batch jobs may queue for long)."
     )
     compaction_deadline_seconds: float = Field(120.0, gt=0, description="Compaction job deadline.")
+    cache_ttl_seconds: int = Field(
+        86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
+    )
     result_ttl_seconds: int = Field(86_400, ge=60, description="How long results stay in Redis.")
     payload_ttl_seconds: int = Field(3600, ge=60, description="How long stored outputs stay.")
     visibility_timeout_seconds: int = Field(

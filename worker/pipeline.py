@@ -24,6 +24,7 @@ from producer.contract import (
 from producer.errors import InvalidJobError, ProviderError
 from producer.gate import CompletionOutcome
 from producer.wire import parse_message, rebuild_job
+from worker.cache import cache_key
 from worker.runtime import Runtime
 from worker.summarize import Outcome, fallback, summarize
 
@@ -59,15 +60,28 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         started = utcnow()
         log_output(rt, job)
         tool_type = classify(job.tool_name, job.command, job.output)
-        try:
-            outcome = summarize(job, tool_type, rt.routes, rt.settings)
-        except Exception as exc:  # a bug must still end in a result, never a stuck session
-            log.exception("summarize_crashed", error=str(exc))
-            error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)
-            outcome = fallback(job, tool_type, rt.settings, error)
+        outcome = summarize_cached(rt, job, tool_type, message.payload)
         result = make_result(job, tool_type, outcome, started)
         store(rt, result, message.gate_token)
         return result
+
+
+def summarize_cached(rt: Runtime, job: PendingSummary, tool_type: ToolType, digest: str) -> Outcome:
+    """The cached model summary of this very output when there is one, else a fresh one."""
+    key = None
+    if rt.routes:
+        key = cache_key(digest, tool_type, job.query, rt.routes[0].provider.model)
+        if (hit := rt.cache.get(key)) is not None:
+            return hit
+    try:
+        outcome = summarize(job, tool_type, rt.routes, rt.settings)
+    except Exception as exc:  # a bug must still end in a result, never a stuck session
+        log.exception("summarize_crashed", error=str(exc))
+        error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)
+        return fallback(job, tool_type, rt.settings, error)
+    if key is not None:
+        rt.cache.put(key, outcome)
+    return outcome
 
 
 def make_result(

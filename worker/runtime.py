@@ -14,6 +14,7 @@ from redis import Redis
 from producer.client import redis_client
 from producer.gate import SessionGate
 from producer.settings import Settings
+from worker.cache import ResultCache
 from worker.circuit import CircuitBreaker
 from worker.guard import CallGuard
 from worker.leases import LeaseKeeper
@@ -33,6 +34,7 @@ class Runtime:
     gate_redis: Redis
     gate: SessionGate
     routes: list[Route]
+    cache: ResultCache
     compaction_provider: Provider | None
     session_log: SessionLog
     leases: LeaseKeeper
@@ -60,7 +62,10 @@ class Runtime:
         )
         log = SessionLog(settings.session_log_dir, client, marker_ttl=settings.result_ttl_seconds)
         leases = LeaseKeeper(gate, settings)
-        return cls(settings, client, gate_client, gate, routes, compaction_provider, log, leases)
+        cache = ResultCache(client, settings.cache_ttl_seconds)
+        return cls(
+            settings, client, gate_client, gate, routes, cache, compaction_provider, log, leases
+        )
 
     def close(self) -> None:
         """Stop the lease keeper and close every client."""

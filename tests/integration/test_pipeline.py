@@ -11,7 +11,7 @@ import pytest
 
 from producer.classify import classify
 from producer.client import Producer
-from producer.contract import FallbackReason, Method, Queue, ToolType
+from producer.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
@@ -292,3 +292,22 @@ def test_when_the_summary_provider_is_down_the_failover_provider_answers(
     result = producer.submit(session_id="failover", tool_name="bash", output=ex.output).wait(30)
     assert (result.method, result.provider) == (Method.LLM, "openai")
     assert [r.path for r in fake_model.requests] == ["/v1/messages", "/v1/chat/completions"]
+
+
+def test_an_identical_output_reuses_the_cached_model_summary(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    start_worker(**provider_env(fake_model, "anthropic"))
+    ex = example_of(ToolType.COMMAND_OUTPUT)
+
+    def run(session: str, query: str | None) -> SummaryResult:
+        return producer.submit(
+            session_id=session, tool_name="bash", output=ex.output, query=query
+        ).wait(30)
+
+    first = run("c-1", "what fails")
+    again = run("c-2", "what fails")
+    other = run("c-3", "what passes")  # another intent is another summary
+    assert (first.method, again.method, other.method) == (Method.LLM, Method.CACHE, Method.LLM)
+    assert again.text == first.text and again.job_id != first.job_id
+    assert fake_model.request_count == 2
