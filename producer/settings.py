@@ -123,6 +123,10 @@ class Settings(BaseSettings):
         False, description="Serve without tokens (loopback only): local development."
     )
 
+    # Reprocessing and cost (owned by worker/reprocess/)
+
+    # Metrics and status (owned by worker/metrics.py)
+
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")
