@@ -107,3 +107,12 @@ def gate_held(session_id: str) -> str:
 def gate_events(session_id: str) -> str:
     """Pub/sub channel (not a key) announcing that a session's gate opened."""
     return f"{GATE_PREFIX}{session_id}:events"
+
+
+# --- metrics and status (owned by worker/metrics.py) ---
+
+RECENT_FALLBACKS = f"{PREFIX}recent:fallbacks"
+"""List of recent fallback results (newest first, capped): ``tersify status`` reads it."""
+
+RECENT_COMPLETIONS = f"{PREFIX}recent:completions"
+"""ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""

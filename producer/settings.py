@@ -96,7 +96,10 @@ class Settings(BaseSettings):
     worker_pool: Literal["threads", "prefork", "solo", "gevent"] = Field(
         "threads", description="Celery pool."
     )
-    worker_concurrency: int = Field(32, ge=1, description="In-flight jobs per worker process.")
+    worker_concurrency: int = Field(64, ge=1, description="In-flight jobs per worker process.")
+    worker_prefetch_multiplier: int = Field(
+        4, ge=1, description="Messages reserved per slot (1 starves the thread pool)."
+    )
 
     # Session gate
     gate_lease_seconds: float = Field(
@@ -123,9 +126,23 @@ class Settings(BaseSettings):
         False, description="Serve without tokens (loopback only): local development."
     )
 
-    # Reprocessing and cost (owned by worker/reprocess/)
+    # Cost
+    model_prices: str = Field(
+        "claude-haiku-4-5-20251001=1.0/5.0,gpt-4.1-mini=0.4/1.6",
+        description="USD per million tokens in/out by model, `model=in/out,...` (list prices, "
+        "November 2026; set your own): metrics and reprocessing estimates.",
+    )
 
     # Metrics and status (owned by worker/metrics.py)
+    metrics_port: int = Field(
+        9808, ge=0, le=65535, description="Worker Prometheus endpoint port; 0: off."
+    )
+    metrics_recent_fallbacks: int = Field(
+        500, ge=10, description="Fallbacks kept in Redis for `tersify status`."
+    )
+    worker_send_events: bool = Field(
+        True, description="Celery task events for Flower: three small broker messages per job."
+    )
 
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")

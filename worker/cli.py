@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,7 +17,12 @@ Command = Callable[[argparse.Namespace, Settings], int]
 
 # Modules that add their own subcommands: each has ``add_parser(subparsers) -> None`` and sets
 # ``run`` (a ``Command``) on its parser. One line per module; keep the list sorted.
-COMMAND_MODULES: tuple[str, ...] = ("worker.api.cli", "worker.eval_cmd")
+COMMAND_MODULES: tuple[str, ...] = (
+    "worker.api.cli",
+    "worker.eval_cmd",
+    "worker.reprocess.cli",
+    "worker.status",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,7 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("worker", help="run a Celery worker")
     p.add_argument("--queues", default="interactive,batch", help="comma-separated queue names")
     p.add_argument("--concurrency", type=int, default=None, help="in-flight jobs per process")
-    p.add_argument("--pool", default=None, help="threads (default), gevent, prefork or solo")
+    p.add_argument(
+        "--pool",
+        default=None,
+        choices=("threads", "prefork", "solo", "gevent"),
+        help="Celery pool (default: TERSIFY_WORKER_POOL, threads)",
+    )
     p.add_argument("--loglevel", default=None)
     p.add_argument("--hostname", default=None, help="worker name (default: celery@HOST)")
     p.add_argument(
@@ -101,6 +112,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    if (args.pool or settings.worker_pool) == "gevent" and not args.check:
+        # gevent must patch the standard library before anything imports it; Celery's own
+        # launcher does that first thing, so hand over to it.
+        launcher = [sys.executable, "-m", "celery", "-A", "worker.app:app", "worker"]
+        launcher += ["--pool", "gevent", "--queues", args.queues, "--without-mingle"]
+        slots = str(args.concurrency or settings.worker_concurrency)
+        launcher += ["--without-gossip", "--concurrency", slots]
+        launcher += ["--loglevel", args.loglevel or settings.log_level]
+        launcher += ["--hostname", args.hostname] if args.hostname else []
+        env = settings.child_env(worker_pool="gevent", worker_concurrency=slots)
+        os.execve(sys.executable, launcher, env)  # noqa: S606 - replaces this process
     if args.check:
         from worker.heartbeat import check_alive
 
@@ -109,9 +131,16 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
         return 0 if alive else 1
     from worker.app import app
 
+    pool = args.pool or settings.worker_pool
+    concurrency = args.concurrency or settings.worker_concurrency
+    # The flags win over the environment everywhere: Celery's pool, and the runtime's model
+    # client stack (sized to the concurrency). Celery reads "--pool prefork" as "not chosen"
+    # and would keep the configured pool, so the app's configuration is set as well.
+    chosen = settings.model_copy(update={"worker_pool": pool, "worker_concurrency": concurrency})
+    app.conf.tersify_settings = chosen
+    app.conf.worker_pool = pool
     argv = ["worker", "--queues", args.queues, "--without-mingle", "--without-gossip"]
-    argv += ["--pool", args.pool or settings.worker_pool]
-    argv += ["--concurrency", str(args.concurrency or settings.worker_concurrency)]
+    argv += ["--pool", pool, "--concurrency", str(concurrency)]
     argv += ["--loglevel", args.loglevel or settings.log_level]
     if args.hostname:
         argv += ["--hostname", args.hostname]

@@ -70,9 +70,12 @@ class LeaseKeeper:
 
     def _run(self) -> None:
         last_run: dict[int, float] = {}
+        last_renewal = time.monotonic()
         while not self._stop.wait(self._tick()):
-            self._renew_all()
             now = time.monotonic()
+            if now - last_renewal >= self._every:
+                last_renewal = now
+                self._renew_all()
             with self._lock:
                 chores = list(enumerate(self._chores))
             for index, (interval, chore) in chores:
@@ -85,7 +88,10 @@ class LeaseKeeper:
             holds = list(self._holds.items())
         for job_id, (session_id, token) in holds:
             try:
-                if not self._gate.renew(session_id, job_id, token):
+                renewed = self._gate.renew(session_id, job_id, token)
+                with self._lock:
+                    running = job_id in self._holds  # a job that just finished released it
+                if not renewed and running:
                     log.warning("lease_lost", job_id=job_id, session_id=session_id)
             except TersifyError as exc:
                 log.warning("lease_renew_failed", job_id=job_id, error=str(exc))

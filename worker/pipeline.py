@@ -24,6 +24,7 @@ from producer.contract import (
 from producer.errors import InvalidJobError, ProviderError
 from producer.gate import CompletionOutcome
 from producer.wire import parse_message, rebuild_job
+from worker import metrics
 from worker.cache import cache_key
 from worker.runtime import Runtime
 from worker.summarize import Outcome, fallback, summarize
@@ -127,6 +128,7 @@ def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOu
         session_id=result.session_id if token is not None else None,
         token=token,
     )
+    metrics.observe(rt.redis, rt.settings, result, outcome, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()
     log.info(
         "summary_completed",

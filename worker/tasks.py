@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import shared_task
+from celery import current_app, shared_task
 
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK
 from worker.compaction.job import process_compaction
@@ -15,7 +15,7 @@ from worker.runtime import get_runtime
 @shared_task(name=SUMMARIZE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def summarize(*args: Any, **kwargs: Any) -> None:
     """Summarize one job; a message of the wrong shape is dead-lettered, never retried."""
-    rt = get_runtime()
+    rt = get_runtime(current_app.conf.tersify_settings)
     if len(args) != 1 or kwargs:
         dead_letter(rt, {"args": args, "kwargs": kwargs}, "expected exactly one message argument")
         return
@@ -25,7 +25,7 @@ def summarize(*args: Any, **kwargs: Any) -> None:
 @shared_task(name=COMPACT_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def compact(*args: Any, **kwargs: Any) -> None:
     """Compact one conversation; a message of the wrong shape is dead-lettered."""
-    rt = get_runtime()
+    rt = get_runtime(current_app.conf.tersify_settings)
     if len(args) != 1 or kwargs:
         dead_letter(rt, {"args": args, "kwargs": kwargs}, "expected exactly one message argument")
         return

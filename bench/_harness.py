@@ -1,0 +1,181 @@
+"""Shared pieces of the benchmarks: worker processes, /proc accounting, payloads, percentiles.
+
+Every benchmark owns its private redis-server (``LocalRedis``) and fake model
+(``tests.fakemodel.FakeModelServer``); this module starts and stops the worker processes that
+run against them and measures their CPU and memory from ``/proc`` (Linux only), summed over the
+worker's whole process group so prefork children count too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+# Scripts run as ``python bench/x.py``: put the repository root on the path for ``tests``.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import redis  # noqa: E402
+
+from producer import keys  # noqa: E402
+from producer.settings import Settings  # noqa: E402
+
+# SIGTERM unwinds like Ctrl-C, so the ``finally`` blocks stop workers and redis-server.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+LINE = "{path}:{line}: result = compute_{name}(value_{n}, options={{'mode': 'fast', 'id': {n}}})"
+
+
+def tool_output(index: int, chars: int = 4000) -> str:
+    """A grep-like tool output of about ``chars`` characters, unique per ``index``."""
+    lines: list[str] = []
+    total = 0
+    n = 0
+    while total < chars:
+        path = f"src/pkg_{index}/module_{n % 17}.py"
+        line = LINE.format(path=path, line=n * 7 + 1, name=f"{index}_{n}", n=n)
+        lines.append(line)
+        total += len(line) + 1
+        n += 1
+    return "\n".join(lines)[:chars]
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0..1) by nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _group_stats(pgid: int) -> tuple[float, int]:
+    """(CPU seconds, RSS bytes) summed over the live processes of one process group."""
+    cpu = 0.0
+    rss = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # the process exited while we looked
+        # The command name may hold spaces and parentheses: split after the last ')'.
+        fields = raw[raw.rindex(")") + 2 :].split()
+        if int(fields[2]) != pgid:
+            continue
+        cpu += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        rss += int(fields[21]) * PAGE_BYTES
+    return cpu, rss
+
+
+class Proc:
+    """A benchmark process (worker or peer) in its own process group, its output in a file."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str], log_dir: Path) -> None:
+        self.name = name
+        self.log_path = log_dir / f"{name}.log"
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                args,
+                env=env,
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the process group."""
+        return _group_stats(self.proc.pid)[0]
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the process group right now."""
+        return _group_stats(self.proc.pid)[1]
+
+    def alive(self) -> bool:
+        """Whether the group leader still runs."""
+        return self.proc.poll() is None
+
+    def log_tail(self, chars: int = 3000) -> str:
+        """The end of what the process printed."""
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM the group, then SIGKILL if it lingers."""
+        if self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+
+def wait_until(check: object, proc: Proc, what: str, timeout: float = 30.0) -> None:
+    """Poll ``check()`` until true; raise with the process's log if it dies or time runs out."""
+    assert callable(check)
+    deadline = time.monotonic() + timeout
+    while not check():
+        if not proc.alive() or time.monotonic() > deadline:
+            proc.stop()
+            raise RuntimeError(f"{what} did not start:\n{proc.log_tail()}")
+        time.sleep(0.05)
+
+
+def start_tersify_worker(
+    redis_url: str,
+    model_url: str,
+    pool: str,
+    concurrency: int,
+    log_dir: Path,
+    launcher: str = "tersify",
+    celery_args: tuple[str, ...] = (),
+    **env: str,
+) -> Proc:
+    """A real tersify worker summarizing through the fake OpenAI endpoint; waits for it.
+
+    ``launcher="tersify"`` runs ``tersify worker`` (what ships); ``"celery"`` runs the same app
+    through ``python -m celery``, whose entry point monkey-patches for ``--pool gevent`` first,
+    and takes ``celery_args`` (e.g. ``--prefetch-multiplier 4``) to try Celery settings.
+    """
+    hostname = f"bench-{uuid.uuid4().hex[:8]}@localhost"
+    child_env = Settings().child_env(
+        redis_url=redis_url,
+        summary_provider="openai",
+        openai_base_url=model_url,
+        openai_api_key="k",
+        log_format="json",
+        log_level="WARNING",
+        session_log_dir=str(log_dir / "sessions"),
+        # Celery reads an explicit ``--pool prefork`` as "no choice" and keeps the app's
+        # configured pool (threads): the configured pool must say it too.
+        worker_pool=pool,
+        # The model-client pool is sized from Settings, not from ``--concurrency``: keep them equal.
+        worker_concurrency=str(concurrency),
+        **env,
+    )
+    if launcher == "tersify":
+        args = [sys.executable, "-m", "worker.cli", "worker", "--hostname", hostname]
+    else:
+        args = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-n", hostname]
+        args += ["--queues", "interactive,batch", "--without-mingle", "--without-gossip"]
+        args += list(celery_args)
+    args += ["--pool", pool, "--concurrency", str(concurrency)]
+    proc = Proc(hostname.split("@")[0], args, child_env, log_dir)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        wait_until(lambda: client.exists(keys.worker_alive(hostname)), proc, "tersify worker")
+    finally:
+        client.close()
+    return proc

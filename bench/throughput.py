@@ -1,0 +1,315 @@
+"""Jobs per second end to end: tersify beside bare Celery, arq and Dramatiq doing the same call.
+
+Each system runs ``--jobs`` jobs against the same private redis-server and the same fake model
+(fixed ``--latency-ms``); each job is one model call on a ~4 KB tool output. tersify's time runs
+from the first ``submit`` to the last result read by ``Producer.wait``; the peers count finished
+jobs in Redis. CPU per job is the worker process group's CPU time over the run divided by jobs.
+arq and Dramatiq need their own interpreter (``--peer-python``, see docs/PERFORMANCE.md); without
+it they are reported as ``skipped``. Run: ``.venv/bin/python bench/throughput.py --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from _harness import ROOT, Proc, start_tersify_worker, tool_output, wait_until
+from celery import Celery
+
+from producer.client import Producer, SummaryHandle
+from producer.contract import Method, Queue
+from producer.settings import Settings
+from tests.fakemodel import FakeModelServer
+from worker.localredis import LocalRedis
+
+SYSTEMS = ("tersify", "celery_bare", "arq", "dramatiq")
+# A 2,000-job burst outlasts the interactive deadline (30 s) and gate lease (15 s) at any rate
+# under ~130 jobs/s, and the shipped settings then shed the rest as fast fallbacks: that is the
+# overload behaviour, not capacity. Capacity runs lift both (``--shipped-deadlines`` keeps them).
+CAPACITY_SETTINGS = {
+    "job_deadline_seconds": "900",
+    "gate_lease_seconds": "900",
+    "gate_max_seconds": "960",
+}
+DONE_KEY = "bench:done"
+START_KEY = "bench:start"
+
+
+@dataclass
+class Run:
+    """One system's outcome."""
+
+    jobs: int
+    seconds: float
+    cpu_seconds: float
+    note: str = ""
+
+    @property
+    def rate(self) -> float:
+        """Jobs per second."""
+        return self.jobs / self.seconds
+
+    @property
+    def cpu_ms(self) -> float:
+        """Worker CPU milliseconds per job."""
+        return self.cpu_seconds * 1e3 / self.jobs
+
+
+def _measured(workers: list[Proc], body: Callable[[], tuple[int, float, str]]) -> Run:
+    """Run ``body`` (returns jobs done, seconds, note) and charge the workers' CPU to it."""
+    try:
+        cpu0 = sum(w.cpu_seconds() for w in workers)
+        done, seconds, note = body()
+        cpu1 = sum(w.cpu_seconds() for w in workers)
+    finally:
+        for worker in workers:
+            worker.stop()
+    return Run(done, seconds, cpu1 - cpu0, note)
+
+
+def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path) -> Run:
+    """tersify's real path: submit (gate, payload, publish) → worker → stored result."""
+    lifted = {} if args.shipped_deadlines else CAPACITY_SETTINGS
+    env = lifted | dict(kv.split("=", 1) for kv in args.worker_env)
+    workers = [
+        start_tersify_worker(
+            url,
+            fake.openai_base_url,
+            args.pool,
+            args.concurrency,
+            logs,
+            args.launcher,
+            tuple(args.celery_arg),
+            **env,
+        )
+        for _ in range(args.processes)
+    ]
+    outputs = [tool_output(i, args.chars) for i in range(args.jobs)]
+
+    def body() -> tuple[int, float, str]:
+        handles: list[SummaryHandle] = []
+        submitted = threading.Event()
+        with Producer(Settings(redis_url=url, **lifted)) as producer:  # type: ignore[arg-type]
+
+            def submit_all() -> None:
+                for i, text in enumerate(outputs):
+                    handles.append(
+                        producer.submit(
+                            session_id=f"bench-{i % 64}",
+                            tool_name="grep",
+                            output=text,
+                            queue=Queue.INTERACTIVE,
+                        )
+                    )
+                submitted.set()
+
+            started = time.perf_counter()
+            deadline = time.monotonic() + args.max_seconds
+            thread = threading.Thread(target=submit_all, daemon=True)
+            thread.start()
+            fallbacks: Counter[str] = Counter()
+            for i in range(args.jobs):
+                while len(handles) <= i:  # the submitter is ahead almost always
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("submitting took longer than --max-seconds")
+                    time.sleep(0.001)
+                left = max(0.1, deadline - time.monotonic())
+                result = handles[i].wait(timeout=left)
+                if result.method is not Method.LLM:
+                    fallbacks[f"{result.method}:{result.fallback_reason}"] += 1
+            elapsed = time.perf_counter() - started
+            thread.join(10)
+        return args.jobs, elapsed, f"not_llm={sum(fallbacks.values())} {dict(fallbacks)}"
+
+    return _measured(workers, body)
+
+
+def _count_done(
+    url: str, jobs: int, max_seconds: float, send: Callable[[], None]
+) -> tuple[int, float, str]:
+    """Start ``send`` (which marks START_KEY), poll DONE_KEY until ``jobs``; return the run."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        sender = threading.Thread(target=send, daemon=True)
+        sender.start()
+        deadline = time.monotonic() + max_seconds
+        done = 0
+        while done < jobs and time.monotonic() < deadline:
+            time.sleep(0.002)
+            done = int(client.get(DONE_KEY) or 0)
+        end = time.time()
+        sender.join(30)
+        started = float(client.get(START_KEY) or end)
+        note = "" if done >= jobs else f"timeout_after={done}"
+        return max(done, 1), end - started, note
+    finally:
+        client.close()
+
+
+def run_bare(args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path) -> Run:
+    """A bare Celery task making the same call, same pool and concurrency unless overridden."""
+    import redis
+
+    pool = args.bare_pool or args.pool
+    concurrency = args.bare_concurrency or args.concurrency
+    env = Settings().child_env(redis_url=url, openai_base_url=fake.openai_base_url)
+    client = redis.Redis.from_url(url)
+    workers = []
+    for n in range(args.processes):
+        argv = [sys.executable, "-m", "celery", "-A", "bench.peers.celery_bare", "worker"]
+        argv += ["--pool", pool, "--concurrency", str(concurrency), "-n", f"bare{n}@localhost"]
+        argv += ["--without-mingle", "--without-gossip", "--loglevel", "WARNING"]
+        client.delete("bench:ready:celery_bare")
+        worker = Proc(f"bare{n}", argv, env, logs)
+        wait_until(lambda: client.exists("bench:ready:celery_bare"), worker, "bare Celery")
+        workers.append(worker)
+    client.close()
+    outputs = [tool_output(i, args.chars) for i in range(args.jobs)]
+    app = Celery("bench-bare-producer", broker=url, set_as_current=False)
+    app.conf.update(task_serializer="json", task_ignore_result=True)
+
+    def send() -> None:
+        marker = redis.Redis.from_url(url)
+        marker.set(START_KEY, repr(time.time()))
+        marker.close()
+        for text in outputs:
+            app.send_task("bench.bare_call", args=[text])
+
+    try:
+        return _measured(workers, lambda: _count_done(url, args.jobs, args.max_seconds, send))
+    finally:
+        app.close()
+
+
+def run_peer(
+    name: str, args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path
+) -> Run:
+    """arq or Dramatiq in the peer interpreter: a worker process, then a producer process."""
+    import redis
+
+    script = str(ROOT / "bench" / "peers" / f"{name}_peer.py")
+    slots = args.arq_slots if name == "arq" else args.dramatiq_slots
+    py = args.peer_python
+    env = Settings().child_env()
+    worker = Proc(name, [py, script, "worker", url, fake.openai_base_url, str(slots)], env, logs)
+    client = redis.Redis.from_url(url)
+    try:
+        wait_until(lambda: client.exists(f"bench:ready:{name}"), worker, name)
+    finally:
+        client.close()
+
+    def send() -> None:
+        argv = [py, script, "produce", url, fake.openai_base_url, str(args.jobs), str(args.chars)]
+        producer = Proc(f"{name}-producer", argv, env, logs)
+        producer.proc.wait(timeout=args.max_seconds)
+
+    return _measured([worker], lambda: _count_done(url, args.jobs, args.max_seconds, send))
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    defaults = Settings()
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--latency-ms", type=float, default=200.0, help="fake model latency")
+    p.add_argument("--jobs", type=int, default=2000)
+    p.add_argument("--chars", type=int, default=4000, help="tool output size per job")
+    p.add_argument("--pool", default=defaults.worker_pool, help="tersify (and bare) pool")
+    p.add_argument("--concurrency", type=int, default=defaults.worker_concurrency)
+    p.add_argument(
+        "--launcher", choices=("tersify", "celery"), default="tersify", help="see _harness.py"
+    )
+    p.add_argument(
+        "--celery-arg", action="append", default=[], help="extra worker option (launcher celery)"
+    )
+    p.add_argument("--processes", type=int, default=1, help="worker processes (tersify, bare)")
+    p.add_argument("--bare-pool", default=None, help="bare Celery's pool (default: --pool)")
+    p.add_argument("--bare-concurrency", type=int, default=None)
+    p.add_argument("--shipped-deadlines", action="store_true", help="see CAPACITY_SETTINGS")
+    p.add_argument("--worker-env", action="append", default=[], help="KEY=VALUE Settings field")
+    p.add_argument("--peer-python", default=None, help="interpreter with arq, dramatiq, gevent")
+    p.add_argument("--arq-slots", type=int, default=200, help="arq max_jobs")
+    p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq greenlets")
+    p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
+    p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every selected system and print one summary line."""
+    args = parse(argv)
+    chosen = args.systems.split(",")
+    runs: dict[str, Run | str] = {}
+    with TemporaryDirectory(prefix="tersify-bench-") as tmp, LocalRedis() as server:
+        logs = Path(tmp)
+        with FakeModelServer(latency=args.latency_ms / 1000) as fake:
+            for name in SYSTEMS:
+                if name not in chosen:
+                    runs[name] = "skipped"
+                    continue
+                if name in ("arq", "dramatiq") and not args.peer_python:
+                    runs[name] = "skipped"
+                    continue
+                _flush(server.url)
+                if name == "tersify":
+                    run = run_tersify(args, server.url, fake, logs)
+                elif name == "celery_bare":
+                    run = run_bare(args, server.url, fake, logs)
+                else:
+                    run = run_peer(name, args, server.url, fake, logs)
+                runs[name] = run
+                print(
+                    f"{name}: {run.jobs} jobs in {run.seconds:.2f} s = {run.rate:.1f}/s, "
+                    f"worker cpu {run.cpu_ms:.2f} ms/job {run.note}",
+                    flush=True,
+                )
+    print(summary(runs, args))
+    return 0
+
+
+def _flush(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.flushall()
+    client.close()
+
+
+def summary(runs: dict[str, Run | str], args: argparse.Namespace) -> str:
+    """The machine-readable last line."""
+
+    def rate(name: str) -> str:
+        run = runs[name]
+        return run if isinstance(run, str) else f"{run.rate:.1f}/s"
+
+    def ratio(name: str) -> str:
+        ours, theirs = runs["tersify"], runs[name]
+        if isinstance(ours, str) or isinstance(theirs, str):
+            return "skipped"
+        return f"{ours.rate / theirs.rate:.2f}"
+
+    def cpu(name: str) -> str:
+        run = runs[name]
+        return run if isinstance(run, str) else f"{run.cpu_ms:.2f}"
+
+    return (
+        f"throughput: tersify={rate('tersify')} celery_bare={rate('celery_bare')} "
+        f"arq={rate('arq')} dramatiq={rate('dramatiq')} ratio={ratio('celery_bare')} "
+        f"arq_ratio={ratio('arq')} dramatiq_ratio={ratio('dramatiq')} "
+        f"cpu_ms_per_job={cpu('tersify')} bare_cpu_ms={cpu('celery_bare')} "
+        f"arq_cpu_ms={cpu('arq')} dramatiq_cpu_ms={cpu('dramatiq')} "
+        f"pool={args.pool} concurrency={args.concurrency} processes={args.processes} "
+        f"latency_ms={args.latency_ms:g} jobs={args.jobs}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Batch re-summarizing of archived session logs on the ``batch`` queue (``tersify reprocess``)."""

@@ -1,0 +1,46 @@
+"""Token and cost estimates made before anything is spent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from producer.settings import Settings
+from worker import pricing
+from worker.reprocess.reader import ArchivedJob
+
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Estimated model tokens of some jobs and what they cost."""
+
+    jobs: int
+    input_tokens: int
+    output_tokens: int
+    usd: float
+
+
+def cost(settings: Settings, input_tokens: int, output_tokens: int) -> float:
+    """USD for these tokens at the summary model's configured price."""
+    return pricing.cost(settings, pricing.summary_model(settings), input_tokens, output_tokens)
+
+
+def estimate_job(settings: Settings, item: ArchivedJob) -> Estimate:
+    """A job's estimate: request chars / 4 in, the longest summary / 4 out; passthrough is free."""
+    job = item.job
+    if len(job.output) <= settings.summarize_threshold_chars:
+        return Estimate(1, 0, 0, 0.0)
+    request = min(len(job.output), settings.max_model_input_chars)
+    request += len(job.command or "") + len(job.query or "")
+    tokens_in = -(-request // CHARS_PER_TOKEN)
+    tokens_out = -(-settings.max_summary_chars // CHARS_PER_TOKEN)
+    return Estimate(1, tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))
+
+
+def estimate_all(settings: Settings, items: list[ArchivedJob]) -> Estimate:
+    """The sum of the jobs' estimates."""
+    parts = [estimate_job(settings, item) for item in items]
+    tokens_in = sum(p.input_tokens for p in parts)
+    tokens_out = sum(p.output_tokens for p in parts)
+    return Estimate(len(parts), tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))
