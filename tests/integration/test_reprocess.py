@@ -30,6 +30,17 @@ def reprocess_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "worker.cli", "reprocess", "--no-progress", *args]
 
 
+def start_reprocess(settings: Settings, *args: str) -> subprocess.Popen[bytes]:
+    """Start ``tersify reprocess`` in its own process group (so a test can kill it), output off."""
+    return subprocess.Popen(
+        reprocess_cmd(*args),
+        env=settings.child_env(redis_url=settings.redis_url),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def reprocess(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     """Run ``tersify reprocess`` as a user would, pointed at the test's Redis."""
     return subprocess.run(
@@ -104,13 +115,7 @@ def test_a_run_killed_midway_resumes_and_does_every_job_exactly_once(
     start_worker(**provider_env(fake_model, "openai"))
     out = tmp_path / "new.jsonl"
     args = (str(tmp_path / "archive"), "--output", str(out), "--parallel", "2")
-    proc = subprocess.Popen(
-        reprocess_cmd(*args),
-        env=settings.child_env(redis_url=settings.redis_url),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start_reprocess(settings, *args)
     try:
         deadline = time.monotonic() + 30
         while not (out.exists() and len(out.read_text().splitlines()) >= 4):
@@ -196,13 +201,7 @@ def test_an_interactive_job_overtakes_a_reprocessing_backlog_on_a_shared_worker(
     fake_model.set_default(ok(latency=0.1))
     out = tmp_path / "new.jsonl"
     args = (str(tmp_path / "archive"), "--output", str(out), "--parallel", str(backlog))
-    proc = subprocess.Popen(
-        reprocess_cmd(*args),
-        env=settings.child_env(redis_url=settings.redis_url),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start_reprocess(settings, *args)
     try:
         deadline = time.monotonic() + 30
         while redis_client.llen("batch") < backlog:  # the whole backlog queued before a worker
