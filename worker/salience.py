@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from producer.classify.sanitize import lowercase
 from producer.classify.signals import (
@@ -96,6 +96,32 @@ def _positions(low: str, needles: tuple[str, ...], limit: int = 20_000) -> list[
     return found
 
 
+class _Hits:
+    """Positions of needles in one lower-cased text; each needle costs one pass per call.
+
+    The anchors and the query often share a word ("fail", "error"): it is searched once.
+    """
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self._found: dict[str, list[int]] = {}
+
+    def of(self, needle: str) -> list[int]:
+        """``_positions(low, (needle,))``, computed once."""
+        found = self._found.get(needle)
+        if found is None:
+            found = self._found[needle] = _positions(self.low, (needle,))
+        return found
+
+    def known(self, needle: str) -> list[int] | None:
+        """The positions of ``needle`` if it was already searched for."""
+        return self._found.get(needle)
+
+    def merged(self, needles: tuple[str, ...]) -> list[int]:
+        """``_positions(low, needles)``: the positions of all ``needles``, ascending."""
+        return sorted(pos for needle in needles for pos in self.of(needle))
+
+
 def _spread(positions: list[int], limit: int) -> list[int]:
     """At most about ``limit`` positions: all of the first and last tenth, an even spread between.
 
@@ -139,6 +165,7 @@ def find_salient(
 ) -> list[Salient]:
     """Salient lines of (sanitized) ``text``, identical ones folded, most important first."""
     low = lowercase(text) if low is None else low
+    hits = _Hits(low)
     spans: dict[int, tuple[int, Kind, int]] = {}
 
     def add(start: int, end: int, kind: Kind, anchor: int) -> None:
@@ -149,7 +176,7 @@ def find_salient(
     locator = LineLocator(text)
     kinds: dict[str, Kind | None] = {}
     line_end = -1
-    for pos in _spread(_positions(low, _ANCHORS.get(tool_type, ())), _MAX_CANDIDATES):
+    for pos in _spread(hits.merged(_ANCHORS.get(tool_type, ())), _MAX_CANDIDATES):
         if pos <= line_end:
             continue
         _, line_start, line_end = locator.locate(pos)
@@ -166,7 +193,7 @@ def find_salient(
         # In per-file match counts the biggest ones are what "where is most of it" asks for.
         for start, end in top_counts(text)[:40]:
             add(start, end, Kind.PROBLEM, start)
-    return _score(text, low, spans, query)
+    return _score(text, hits, spans, query)
 
 
 def _add_command_lines(text: str, low: str, add: Callable[[int, int, Kind, int], None]) -> None:
@@ -212,15 +239,20 @@ class _Entry:
     kind: Kind
     anchor: int
     count: int = 1
+    # The snippet and its query score when already computed (query lines are scored on sight).
+    shown: tuple[int, int, str, float] | None = None
 
 
 def _score(
-    text: str, low: str, spans: dict[int, tuple[int, Kind, int]], query: str | None
+    text: str, hits: _Hits, spans: dict[int, tuple[int, Kind, int]], query: str | None
 ) -> list[Salient]:
     """Fold identical lines, add the lines that match the query, weigh everything."""
+    low = hits.low
     terms = query_terms(query)
-    units = max(text.count("\n") + 1, len(text) // 120)
-    weights = weigh_terms(terms, low, units) if terms else TermWeights()
+    weights = TermWeights()
+    if terms:
+        units = max(text.count("\n") + 1, len(text) // 120)
+        weights = weigh_terms(terms, low, units)
     entries: dict[str, _Entry] = {}
     for start in sorted(spans):
         end, kind, anchor = spans[start]
@@ -232,20 +264,25 @@ def _score(
             entry.count += 1
             entry.kind = max(entry.kind, kind)
     if weights:
-        _add_query_lines(text, low, weights, spans, entries)
+        _add_query_lines(text, hits, weights, spans, entries)
     kept = list(entries.values())
     if len(kept) > _MAX_ITEMS:
         # No caller shows more than a few hundred lines: weigh only the likeliest ones fully.
-        kept.sort(key=lambda e: (-(e.kind.value + min(2.0, math.log(e.count))), e.start))
+        kept.sort(key=lambda e: (-(e.kind + min(2.0, math.log(e.count))), e.start))
         kept = kept[:_MAX_ITEMS]
-    locator = LineLocator(text)
     items: list[Salient] = []
+    number, counted = 1, 0
     for entry in sorted(kept, key=lambda e: e.start):
-        lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
-        q = weights.score(low[lo:hi]) if weights else 0.0
+        # Starts ascend: the line number grows by the newlines since the previous entry.
+        number += text.count("\n", counted, entry.start)
+        counted = entry.start
+        if entry.shown is not None:
+            lo, hi, shown, q = entry.shown
+        else:
+            lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
+            q = weights.score(low[lo:hi]) if weights else 0.0
         base = Kind.QUERY + 8 * q if entry.kind is Kind.QUERY else entry.kind.value + 3 * q
         weight = base + min(2.0, math.log(entry.count))
-        number = locator.locate(entry.start)[0]
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count))
     items.sort(key=lambda s: (-s.weight, s.start))
     return items
@@ -253,48 +290,89 @@ def _score(
 
 def _add_query_lines(
     text: str,
-    low: str,
+    hits: _Hits,
     weights: TermWeights,
     spans: dict[int, tuple[int, Kind, int]],
     entries: dict[str, _Entry],
 ) -> None:
     """Lines (or windows of very long lines) holding the query's informative terms."""
-    # Rarest terms first; stop adding terms once their hits would swamp the scan (a line
-    # holding a frequent term and a rare one is found through the rare one anyway).
-    counts = {t: low.count(t) for t, w in weights.weights.items() if w > 0.1}
-    informative: list[str] = []
-    hits = 0
-    for term in sorted(counts, key=counts.__getitem__):
-        if informative and hits + counts[term] > _MAX_QUERY_POSITIONS:
-            break
-        informative.append(term)
-        hits += counts[term]
+    low = hits.low
+    terms = list(weights.weights.items())
+    total = weights.total
     strong = max(weights.weights.values()) * 0.35
-    locator = LineLocator(text)
     seen: set[tuple[int, int]] = set()
-    start, line_end = 0, -1
+    start, end, long_line = 0, -1, False
     # An unselective query: look at an even spread of its hits rather than the first ones.
-    for pos in _spread(_positions(low, tuple(informative)), _MAX_QUERY_LINES):
-        if pos > line_end:
-            _, start, line_end = locator.locate(pos)
-        end = line_end
-        long_line = end - start > _LONG_LINE
-        key = (start, pos // _LONG_LINE if long_line else 0)
-        if key in seen or (not long_line and start in spans):
-            continue
-        seen.add(key)
+    for pos in _spread(_query_positions(hits, weights), _MAX_QUERY_LINES):
+        if pos > end:
+            # Positions ascend: the line holding ``pos`` starts after the previous line's end.
+            start = text.rfind("\n", max(end, 0), pos) + 1
+            end = text.find("\n", pos)
+            if end == -1:
+                end = len(text)
+            long_line = end - start > _LONG_LINE
+            if not long_line and start in spans:
+                continue
+        elif not long_line:
+            continue  # a short line is looked at once, at its first hit
+        if long_line:
+            # A very long line is looked at once per stretch of it.
+            key = (start, pos // _LONG_LINE)
+            if key in seen:
+                continue
+            seen.add(key)
         lo, hi, shown = _snippet(text, start, end, pos)
         window = low[lo:hi]
-        q = weights.score(window)
+        q = sum(w for t, w in terms if t in window) / total  # weights.score, total hoisted
         # Keep a line holding a strong term even when the query has many other words.
-        if q < 0.2 and not any(w >= strong for t, w in weights.weights.items() if t in window):
+        if q < 0.2 and not any(w >= strong for t, w in terms if t in window):
             continue
         fold_key = shown.strip()
         entry = entries.get(fold_key)
         if entry is None:
-            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos)
+            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos, shown=(lo, hi, shown, q))
         elif entry.start != start:
             entry.count += 1
+
+
+def _query_positions(hits: _Hits, weights: TermWeights) -> list[int]:
+    """Positions of the informative query terms in ``low``, ascending.
+
+    Rarest terms first; terms stop being added once their hits would swamp the scan (a line
+    holding a frequent term and a rare one is found through the rare one anyway). The weights
+    are inverse frequencies, so the heaviest term is the rarest, and a term's hits are only
+    collected up to the room left: a frequent term costs no more than the cap.
+    """
+    informative = [t for t, w in weights.weights.items() if w > 0.1]
+    informative.sort(key=lambda t: -weights.weights[t])
+    if not informative:
+        return []
+    # The rarest term always counts, however often it occurs.
+    found = list(hits.of(informative[0]))
+    for term in informative[1:]:
+        more = _find_at_most(hits, term, _MAX_QUERY_POSITIONS - len(found))
+        if more is None:
+            break
+        found.extend(more)
+    found.sort()
+    return found
+
+
+def _find_at_most(hits: _Hits, needle: str, most: int) -> list[int] | None:
+    """All positions of ``needle``, or None if there are more than ``most``."""
+    known = hits.known(needle)
+    if known is not None:
+        # A complete list unless the search stopped at its limit, far above ``most``.
+        return known if len(known) <= most else None
+    low = hits.low
+    found: list[int] = []
+    pos = low.find(needle)
+    while pos != -1:
+        if len(found) >= most:
+            return None
+        found.append(pos)
+        pos = low.find(needle, pos + len(needle))
+    return found
 
 
 def with_context(text: str, item: Salient, before: int, after: int) -> Salient:
@@ -316,4 +394,5 @@ def with_context(text: str, item: Salient, before: int, after: int) -> Salient:
     body = text[start:end]
     if len(body) > 40 * (before + after + 1) + _LONG_LINE:
         return item
-    return replace(item, number=item.number - lines_above, start=start, end=end, text=body)
+    number = item.number - lines_above
+    return Salient(number, start, end, body, item.kind, item.weight, item.count)

@@ -17,7 +17,8 @@ _LOCATION_ONLY = re.compile(
 )
 _RULE = re.compile(r"^(?:[A-Z]{1,5}\d{2,5}|(?:error|warning)\[[\w-]+\]|[a-z]+(?:-[a-z]+)+)\b")
 _DIGITS = re.compile(r"\d+")
-_ALNUM = re.compile(r"[^\W_]")
+# At least three letters or digits (``[\W_]`` is everything else): a shape worth showing.
+_THREE_ALNUM = re.compile(r"[^\W_](?:[\W_]*[^\W_]){2}")
 _SHAPE_PREFIX = 48
 _FOLD_AT = 3
 _SHAPE_WINDOW = 5000
@@ -78,7 +79,7 @@ def _folded_body(lines: list[str], shown: set[str]) -> list[str]:
     seen: set[str] = set()
     view: list[str] = []
     for line, shape in zip(window, shapes, strict=True):
-        if len(_ALNUM.findall(shape)) < 3 or line.strip() in shown:
+        if not _THREE_ALNUM.search(shape) or line.strip() in shown:
             continue
         if counts[shape] >= _FOLD_AT:
             if shape in seen:

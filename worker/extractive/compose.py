@@ -62,15 +62,21 @@ class Composer:
 
 
 def joined(items: Iterable[str], room: int, *, sep: str = ", ", more: str = ", …") -> str:
-    """As many ``items`` as fit in ``room`` chars joined by ``sep``, '…' when some are left out."""
+    """As many ``items`` as fit in ``room`` chars joined by ``sep``, '…' when some are left out.
+
+    ``items`` is read lazily, one item ahead: a long generator costs only what is shown.
+    """
     out: list[str] = []
     used = 0
-    items = list(items)
-    for i, item in enumerate(items):
+    rest = iter(items)
+    item = next(rest, None)
+    while item is not None:
+        following = next(rest, None)
         cost = len(item) + (len(sep) if out else 0)
-        tail = len(more) if i < len(items) - 1 else 0
+        tail = len(more) if following is not None else 0
         if used + cost + tail > room:
             return sep.join(out) + (more if out else "…")
         out.append(item)
         used += cost
+        item = following
     return sep.join(out)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from producer.classify.sanitize import lowercase
-from worker.lines import LineLocator
 from worker.query import TermWeights, query_terms, weigh_terms
 
 _MAX_POSITIONS = 30_000
@@ -32,9 +31,6 @@ def line_scores(
 
 
 def _scores(text: str, low: str, weights: TermWeights) -> dict[int, float]:
-    found: dict[int, set[str]] = {}
-    extra: dict[int, int] = {}
-    locator = LineLocator(text)
     positions: list[tuple[int, str]] = []
     for term, weight in weights.weights.items():
         if weight <= 0.1 and len(weights.weights) > 1:
@@ -44,20 +40,40 @@ def _scores(text: str, low: str, weights: TermWeights) -> dict[int, float]:
             positions.append((pos, term))
             pos = low.find(term, pos + len(term))
     positions.sort()
-    index, line_end = -1, -1
+    weight_of = weights.weights.__getitem__
+    total = weights.total
+    scores: dict[int, float] = {}
+    # Hits ascend, so one line's hits come together: tally them, score the line when the next
+    # line's hits begin. Line numbers grow by the newlines between one line's end and a hit.
+    index, line_end = 0, _line_end(text, 0)
+    terms: set[str] = set()
+    extra = 0
     for pos, term in positions:
         if pos > line_end:
-            number, _, line_end = locator.locate(pos)
-            index = number - 1
-        terms = found.setdefault(index, set())
+            if terms:
+                scores[index] = _line_score(weight_of, terms, extra, total)
+            index += text.count("\n", line_end, pos)
+            line_end = _line_end(text, pos)
+            terms, extra = set(), 0
         if term in terms:
-            extra[index] = extra.get(index, 0) + 1
+            extra += 1
         terms.add(term)
-    total = weights.total
-    return {
-        index: (sum(weights.weights[t] for t in terms) / total) + 0.05 * min(extra.get(index, 0), 4)
-        for index, terms in found.items()
-    }
+    if terms:
+        scores[index] = _line_score(weight_of, terms, extra, total)
+    return scores
+
+
+def _line_score(
+    weight_of: Callable[[str], float], terms: set[str], extra: int, total: float
+) -> float:
+    """The share of the query's weight on a line, plus a little for terms repeated on it."""
+    return (sum(map(weight_of, terms)) / total) + 0.05 * min(extra, 4)
+
+
+def _line_end(text: str, pos: int) -> int:
+    """The end (before the newline) of the line holding ``pos``."""
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
 
 
 @dataclass(frozen=True, slots=True)

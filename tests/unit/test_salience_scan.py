@@ -1,0 +1,147 @@
+"""The whole-text scans behind salience: the fast paths agree with plain per-line references."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from producer.classify.sanitize import lowercase, sanitize
+from producer.contract import ToolType
+from worker.extractive.regions import line_scores
+from worker.lines import split_lines
+from worker.query import file_name_terms, query_terms, weigh_terms
+from worker.salience import (
+    _MAX_QUERY_POSITIONS,
+    _find_at_most,
+    _Hits,
+    _positions,
+    _query_positions,
+    find_salient,
+    with_context,
+)
+
+QUERY = "Why did the timeout test fail in the İstanbul ünïcode handler?"
+_WORDS = ("timeout", "test", "fail", "İstanbul", "日本語")
+TRICKY = {
+    "empty": "",
+    "crlf": "\r\n".join(f"line {i} timeout error: handler failed ünïcode" for i in range(400)),
+    "no final newline": "a timeout\nb fail\nc test",
+    "one giant line": "x" * 50_000 + " timeout error: fail " + "y" * 50_000,
+    "giant line of terms": " ".join(_WORDS[i % 5] for i in range(30_000)),
+    "non-ascii": "\n".join(f"日本語 {i} İstanbul handler timeout ✓" for i in range(300)),
+    "only newlines": "\n" * 500,
+    "flood": "\n".join(f"tests/test_a.py::test_{i} FAILED timeout" for i in range(20_000)),
+}  # fmt: skip
+TYPES = (ToolType.COMMAND_OUTPUT, ToolType.FILE_CONTENT, ToolType.DIRECTORY_LISTING)
+
+
+def _counted_query_positions(low: str, weights: dict[str, float]) -> list[int]:
+    """The query positions as first written: count every informative term, rarest first."""
+    counts = {t: low.count(t) for t, w in weights.items() if w > 0.1}
+    informative: list[str] = []
+    hits = 0
+    for term in sorted(counts, key=counts.__getitem__):
+        if informative and hits + counts[term] > _MAX_QUERY_POSITIONS:
+            break
+        informative.append(term)
+        hits += counts[term]
+    return _positions(low, tuple(informative))
+
+
+def test_query_positions_match_counting_every_term() -> None:
+    for name, raw in TRICKY.items():
+        text = sanitize(raw)
+        low = lowercase(text)
+        for units in (1, 10, text.count("\n") + 1, 100_000):
+            weights = weigh_terms(query_terms(QUERY), low, units)
+            expected = _counted_query_positions(low, weights.weights)
+            assert _query_positions(_Hits(low), weights) == expected, (name, units)
+
+
+def test_find_at_most_gives_up_past_the_limit_and_reuses_a_finished_search() -> None:
+    low = "ab ab ab"
+    assert _find_at_most(_Hits(low), "ab", 3) == [0, 3, 6]
+    assert _find_at_most(_Hits(low), "ab", 2) is None
+    assert _find_at_most(_Hits(low), "ab", 0) is None
+    assert _find_at_most(_Hits(low), "zz", 0) == []
+    hits = _Hits(low)
+    assert hits.of("ab") == [0, 3, 6]
+    assert _find_at_most(hits, "ab", 5) == [0, 3, 6]
+    assert _find_at_most(hits, "ab", 2) is None
+    assert hits.merged(("b", "a")) == [0, 1, 3, 4, 6, 7]
+
+
+def _check_items(text: str, tool_type: ToolType, query: str | None) -> None:
+    items = find_salient(text, tool_type, query)
+    for item in items:
+        # Line numbers are counted incrementally: they match a count from the start.
+        assert item.number == text.count("\n", 0, item.start) + 1
+        assert 0 <= item.start <= item.end <= len(text)
+        if not item.text.startswith("…") and not item.text.endswith("…"):
+            # A short line is carried whole: it starts and ends on line boundaries.
+            assert item.start == 0 or text[item.start - 1] == "\n"
+            assert item.end == len(text) or text[item.end] == "\n"
+        grown = with_context(text, item, 1, 2)
+        assert grown.number == text.count("\n", 0, grown.start) + 1
+        assert (grown.kind, grown.weight, grown.count) == (item.kind, item.weight, item.count)
+    starts = [(item.start, item.end) for item in items]
+    assert len(starts) == len(set(starts))
+
+
+def test_salient_items_sit_on_their_lines_for_tricky_inputs() -> None:
+    for raw in TRICKY.values():
+        text = sanitize(raw)
+        for tool_type in TYPES:
+            for query in (None, QUERY, "fail"):
+                _check_items(text, tool_type, query)
+
+
+def test_every_line_holding_a_rare_query_term_is_found() -> None:
+    lines = [f"worker {i} ok" for i in range(3000)]
+    for i in (5, 1200, 2999):
+        lines[i] = f"worker {i} hit a Timeout"
+    text = "\n".join(lines)  # no final newline
+    found = {item.number for item in find_salient(text, ToolType.COMMAND_OUTPUT, "timeout")}
+    assert {6, 1201, 3000} <= found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="abtimeoutfailİ日 :\r-", min_size=0, max_size=40), min_size=0, max_size=60
+    ),
+    st.sampled_from(TYPES),
+)
+def test_salient_items_sit_on_their_lines(lines: list[str], tool_type: ToolType) -> None:
+    _check_items(sanitize("\n".join(lines)), tool_type, "timeout fail İ")
+
+
+def _per_line_scores(text: str, query: str) -> dict[int, float]:
+    """The reference: score each line on its own, as the whole-text scan must."""
+    low = lowercase(text)
+    weights = weigh_terms(query_terms(query), low, text.count("\n") + 1)
+    weights = weights.demoted(file_name_terms(query))
+    if not weights:
+        return {}
+    used = {t: w for t, w in weights.weights.items() if w > 0.1 or len(weights.weights) == 1}
+    scores: dict[int, float] = {}
+    for index, line in enumerate(split_lines(low)):
+        hits = {t: line.count(t) for t in used if t in line}
+        if hits:
+            extra = sum(hits.values()) - len(hits)
+            share = sum(weights.weights[t] for t in hits) / weights.total
+            scores[index] = share + 0.05 * min(extra, 4)
+    return scores
+
+
+def test_line_scores_match_scoring_each_line_alone() -> None:
+    for name, raw in TRICKY.items():
+        text = sanitize(raw)
+        if "giant line" in name:
+            continue  # past the cap on positions the scan stops counting repeats
+        for query in (QUERY, "timeout", "handler failed"):
+            got = line_scores(text, query)
+            want = _per_line_scores(text, query)
+            assert got.keys() == want.keys(), name
+            for index, score in want.items():
+                assert abs(got[index] - score) < 1e-9, (name, index)
