@@ -141,7 +141,7 @@ class Settings(BaseSettings):
         500, ge=10, description="Fallbacks kept in Redis for `tersify status`."
     )
     worker_send_events: bool = Field(
-        True, description="Celery task events for Flower: three small broker messages per job."
+        False, description="Celery task events, for Flower: three broker messages per job."
     )
 
     # Logging

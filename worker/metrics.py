@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import redis
 import structlog
@@ -23,6 +24,7 @@ from producer.gate import CompletionOutcome
 from producer.settings import Settings
 from worker.metrics_state import STATE_GAUGES, StateCollector
 from worker.pricing import cost
+from worker.writebehind import WriteBehind
 
 log = structlog.get_logger("tersify.metrics")
 
@@ -110,7 +112,7 @@ JOB_METRICS = (
 
 
 def observe(
-    client: redis.Redis,
+    writes: WriteBehind,
     settings: Settings,
     result: SummaryResult,
     outcome: CompletionOutcome,
@@ -134,7 +136,7 @@ def observe(
         FALLBACKS.labels(result.fallback_reason.value).inc()
     if result.provider and result.model and result.method is Method.LLM:
         _count_tokens(settings, result)
-    _remember(client, settings, result, queue)
+    _remember(writes, settings, result, queue)
 
 
 def _count_tokens(settings: Settings, result: SummaryResult) -> None:
@@ -145,30 +147,35 @@ def _count_tokens(settings: Settings, result: SummaryResult) -> None:
     COST.labels(provider, model).inc(cost(settings, model, tokens_in, tokens_out))
 
 
-def _remember(client: redis.Redis, settings: Settings, result: SummaryResult, queue: str) -> None:
+def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str) -> None:
     # Shared, capped records of recent finishes: `tersify status` reads them from any host.
+    # Written behind the job (within ~20 ms): a record lost to a crash only thins the rates.
     at = result.finished_at.timestamp()
-    try:
-        with client.pipeline(transaction=False) as pipe:
-            pipe.zadd(keys.RECENT_COMPLETIONS, {result.job_id: at})
-            pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", at - RECENT_WINDOW_SECONDS)
-            pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
-            if result.fallback_reason is not None:
-                record = {
-                    "job_id": result.job_id,
-                    "session_id": result.session_id,
-                    "queue": queue,
-                    "tool_type": result.tool_type.value,
-                    "provider": result.provider,
-                    "reason": result.fallback_reason.value,
-                    "detail": (result.fallback_detail or "")[:200],
-                    "at": at,
-                }
-                pipe.lpush(keys.RECENT_FALLBACKS, json.dumps(record))
-                pipe.ltrim(keys.RECENT_FALLBACKS, 0, settings.metrics_recent_fallbacks - 1)
-            pipe.execute()
-    except redis.RedisError as exc:
-        log.warning("recent_jobs_write_failed", error=type(exc).__name__)
+    fallback = None
+    if result.fallback_reason is not None:
+        fallback = json.dumps(
+            {
+                "job_id": result.job_id,
+                "session_id": result.session_id,
+                "queue": queue,
+                "tool_type": result.tool_type.value,
+                "provider": result.provider,
+                "reason": result.fallback_reason.value,
+                "detail": (result.fallback_detail or "")[:200],
+                "at": at,
+            }
+        )
+    keep_fallbacks = settings.metrics_recent_fallbacks
+
+    def write(pipe: Any) -> None:
+        pipe.zadd(keys.RECENT_COMPLETIONS, {result.job_id: at})
+        pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", at - RECENT_WINDOW_SECONDS)
+        pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
+        if fallback is not None:
+            pipe.lpush(keys.RECENT_FALLBACKS, fallback)
+            pipe.ltrim(keys.RECENT_FALLBACKS, 0, keep_fallbacks - 1)
+
+    writes.submit(write)
 
 
 _started_lock = threading.Lock()

@@ -42,10 +42,14 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         dead_letter(rt, raw, str(exc))
         return None
     job_id = str(message.job.get("job_id", ""))
-    if rt.redis.exists(keys.result(job_id)):
+    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for all three reads
+        pipe.exists(keys.result(job_id))
+        pipe.get(keys.payload(message.payload))
+        pipe.exists(keys.logged(job_id))
+        done, blob, logged = pipe.execute()
+    if done:
         log.info("job_skipped_duplicate", job_id=job_id)
         return None
-    blob = rt.redis.get(keys.payload(message.payload))
     if blob is None:
         dead_letter(rt, raw, "the job's output expired before a worker took it")
         return None
@@ -59,7 +63,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         rt.leases.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
-        log_output(rt, job)
+        log_output(rt, job, logged=bool(logged))
         tool_type = classify(job.tool_name, job.command, job.output)
         outcome = summarize_cached(rt, job, tool_type, message.payload)
         result = make_result(job, tool_type, outcome, started)
@@ -111,10 +115,10 @@ def make_result(
     )
 
 
-def log_output(rt: Runtime, job: PendingSummary) -> None:
+def log_output(rt: Runtime, job: PendingSummary, *, logged: bool | None = None) -> None:
     """Append the full output to the session log; a failing disk degrades, never fails the job."""
     try:
-        rt.session_log.append_output(job)
+        rt.session_log.append_output(job, logged=logged)
     except OSError as exc:
         log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
 
@@ -128,7 +132,7 @@ def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOu
         session_id=result.session_id if token is not None else None,
         token=token,
     )
-    metrics.observe(rt.redis, rt.settings, result, outcome, gated=token is not None)
+    metrics.observe(rt.writes, rt.settings, result, outcome, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()
     log.info(
         "summary_completed",

@@ -23,6 +23,7 @@ from worker.providers.base import Provider
 from worker.ratelimit import RateLimiter
 from worker.sessionlog import SessionLog
 from worker.summarize import Route
+from worker.writebehind import WriteBehind
 
 
 @dataclass
@@ -38,38 +39,55 @@ class Runtime:
     compaction_provider: Provider | None
     session_log: SessionLog
     leases: LeaseKeeper
+    writes: WriteBehind
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
         """Make the clients and start the lease keeper."""
         client = redis_client(settings)
+        writes = WriteBehind(client)
         gate_client = redis_client(settings, decode=True)
         gate = SessionGate(gate_client, settings)
         provider = make_provider(
             settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
         )
-        routes = [route(settings, client, provider)] if provider is not None else []
+        routes = [route(settings, client, provider, writes)] if provider is not None else []
         spare = settings.failover_provider
         if routes and spare is not None and spare is not settings.resolved_summary_provider():
             second = make_provider(settings, spare, pool_size=settings.worker_concurrency)
             if second is not None:
-                routes.append(route(settings, client, second))
+                routes.append(route(settings, client, second, writes))
         compaction_provider = make_provider(
             settings,
             settings.resolved_compaction_provider(),
             pool_size=max(1, settings.worker_concurrency // 4),
             model=settings.compaction_model,
         )
-        log = SessionLog(settings.session_log_dir, client, marker_ttl=settings.result_ttl_seconds)
+        log = SessionLog(
+            settings.session_log_dir,
+            client,
+            marker_ttl=settings.result_ttl_seconds,
+            writes=writes,
+        )
         leases = LeaseKeeper(gate, settings)
         cache = ResultCache(client, settings.cache_ttl_seconds)
         return cls(
-            settings, client, gate_client, gate, routes, cache, compaction_provider, log, leases
+            settings,
+            client,
+            gate_client,
+            gate,
+            routes,
+            cache,
+            compaction_provider,
+            log,
+            leases,
+            writes,
         )
 
     def close(self) -> None:
         """Stop the lease keeper and close every client."""
         self.leases.stop()
+        self.writes.close()
         for r in self.routes:
             r.provider.close()
         if self.compaction_provider is not None:
@@ -78,7 +96,9 @@ class Runtime:
         self.gate_redis.close()
 
 
-def route(settings: Settings, client: Redis, provider: Provider) -> Route:
+def route(
+    settings: Settings, client: Redis, provider: Provider, writes: WriteBehind | None = None
+) -> Route:
     """A provider with its shared circuit breaker and, when limits are set, its rate limit."""
     limited = settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
     return Route(
@@ -90,6 +110,7 @@ def route(settings: Settings, client: Redis, provider: Provider) -> Route:
                 threshold=settings.circuit_failure_threshold,
                 cooldown=settings.circuit_cooldown_seconds,
                 probe=settings.model_timeout_seconds + 5,
+                writes=writes,
             ),
             RateLimiter(
                 client,

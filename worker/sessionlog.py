@@ -21,6 +21,7 @@ import redis
 
 from producer import keys
 from producer.contract import PendingSummary, SummaryResult
+from worker.writebehind import WriteBehind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -36,19 +37,39 @@ def session_file(directory: Path, session_id: str) -> Path:
 class SessionLog:
     """Append-only per-session JSONL files under one directory."""
 
-    def __init__(self, directory: Path, client: redis.Redis, *, marker_ttl: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        client: redis.Redis,
+        *,
+        marker_ttl: int,
+        writes: WriteBehind | None = None,
+    ) -> None:
         self.directory = directory
         self._redis = client
         self._marker_ttl = marker_ttl
+        self._writes = writes
 
-    def append_output(self, job: PendingSummary) -> bool:
-        """Write the job's full output once; False when it was already logged."""
+    def append_output(self, job: PendingSummary, *, logged: bool | None = None) -> bool:
+        """Write the job's full output once; False when it was already logged.
+
+        ``logged`` is whether the job's marker exists, when the caller read it already (the
+        worker reads it with the job's payload, in one round trip). The marker is set after the
+        write, behind the job when a ``WriteBehind`` is given: a crash before it lands means a
+        redelivered job writes its output twice, never zero times.
+        """
         marker = keys.logged(job.job_id)
-        if self._redis.exists(marker):
+        if logged is None:
+            logged = bool(self._redis.exists(marker))
+        if logged:
             return False
         entry = {"kind": "output", **job.model_dump(mode="json")}
         self._append(job.session_id, entry)
-        self._redis.set(marker, b"1", ex=self._marker_ttl)
+        if self._writes is None:
+            self._redis.set(marker, b"1", ex=self._marker_ttl)
+        else:
+            ttl = self._marker_ttl
+            self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
         return True
 
     def append_result(self, result: SummaryResult) -> None:

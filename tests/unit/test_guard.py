@@ -7,12 +7,14 @@ import time
 import pytest
 import redis
 
+from producer import keys
 from producer.contract import FallbackReason
 from producer.errors import ProviderError
 from worker.circuit import Admission, CircuitBreaker
 from worker.guard import CallGuard
 from worker.providers.base import Completion, ModelRequest
 from worker.ratelimit import RateLimiter
+from worker.writebehind import WriteBehind
 
 REQUEST = ModelRequest(system="s" * 400, user="u" * 3600, max_tokens=100)
 
@@ -137,3 +139,40 @@ def test_a_patient_caller_waits_for_the_budget(bytes_client) -> None:
         1, deadline=time.monotonic() + 60, sleep=lambda s: (slept.append(s), time.sleep(s))
     )
     assert slept and sum(slept) <= 1.0  # 10 requests a second refill
+
+
+def test_an_allow_is_trusted_briefly_and_forgotten_after_a_local_failure(bytes_client) -> None:
+    here, elsewhere = breaker(bytes_client), breaker(bytes_client)
+    assert here.admit() is Admission.ALLOW
+    for _ in range(3):
+        fail(elsewhere)  # another worker opens the circuit
+    assert here.admit() is Admission.ALLOW  # within ALLOW_CACHE_SECONDS: not asked again
+    assert elsewhere.admit() is Admission.REJECT
+    fail(here)
+    assert here.admit() is Admission.REJECT  # a failure seen here asks Redis at once
+
+
+def test_a_success_reset_can_be_written_behind_the_job(bytes_client) -> None:
+    writes = WriteBehind(bytes_client, interval=60.0)
+    b = CircuitBreaker(
+        bytes_client, "anthropic", threshold=3, cooldown=0.3, probe=5.0, writes=writes
+    )
+    fail(b)
+    fail(b)
+    b.record(ok=True, probe=False)
+    assert bytes_client.hget(keys.circuit("anthropic"), "failures") == b"2"  # not yet written
+    assert writes.flush() == 1
+    assert not bytes_client.exists(keys.circuit("anthropic"))
+    writes.close()
+
+
+def test_a_reset_written_late_never_closes_an_open_circuit(bytes_client) -> None:
+    writes = WriteBehind(bytes_client, interval=60.0)
+    b = CircuitBreaker(
+        bytes_client, "anthropic", threshold=1, cooldown=30, probe=5.0, writes=writes
+    )
+    b.record(ok=True, probe=False)  # a success, its reset still queued ...
+    fail(b)  # ... when a later failure opens the circuit
+    assert writes.flush() == 1
+    assert b.admit() is Admission.REJECT
+    writes.close()
