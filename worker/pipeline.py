@@ -42,11 +42,16 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         dead_letter(rt, raw, str(exc))
         return None
     job_id = str(message.job.get("job_id", ""))
-    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for all three reads
+    key = None
+    if rt.routes and rt.cache.enabled:
+        key = cache_key(message.payload, message.job, rt.routes[0].provider.model)
+    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
         pipe.exists(keys.result(job_id))
         pipe.get(keys.payload(message.payload))
         pipe.exists(keys.logged(job_id))
-        done, blob, logged = pipe.execute()
+        if key is not None:
+            pipe.get(key)
+        done, blob, logged, *cached = pipe.execute()
     if done:
         log.info("job_skipped_duplicate", job_id=job_id)
         return None
@@ -65,19 +70,17 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         started = utcnow()
         log_output(rt, job, logged=bool(logged))
         tool_type = classify(job.tool_name, job.command, job.output)
-        outcome = summarize_cached(rt, job, tool_type, message.payload)
+        hit = rt.cache.parse(cached[0]) if cached else None
+        outcome = hit or summarize_cached(rt, job, tool_type, key)
         result = make_result(job, tool_type, outcome, started)
         store(rt, result, message.gate_token)
         return result
 
 
-def summarize_cached(rt: Runtime, job: PendingSummary, tool_type: ToolType, digest: str) -> Outcome:
-    """The cached model summary of this very output when there is one, else a fresh one."""
-    key = None
-    if rt.routes:
-        key = cache_key(digest, tool_type, job.query, rt.routes[0].provider.model)
-        if (hit := rt.cache.get(key)) is not None:
-            return hit
+def summarize_cached(
+    rt: Runtime, job: PendingSummary, tool_type: ToolType, key: str | None
+) -> Outcome:
+    """A fresh summary, remembered under ``key`` (when caching) if the model wrote it."""
     try:
         outcome = summarize(job, tool_type, rt.routes, rt.settings)
     except Exception as exc:  # a bug must still end in a result, never a stuck session

@@ -20,6 +20,8 @@ from producer.errors import ProviderError
 
 T = TypeVar("T")
 log = structlog.get_logger("tersify.retry")
+# One generator for the process: seeding a new one per call read os.urandom on every job.
+_JITTER = random.Random()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ def call_with_retries(
 
     ``deadline`` is on ``clock``'s scale. Raises the last ``ProviderError``.
     """
-    rng = rng or random.Random()
+    rng = rng or _JITTER
     retry = 0
     while True:
         try:

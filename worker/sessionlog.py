@@ -24,6 +24,7 @@ from producer.contract import PendingSummary, SummaryResult
 from worker.writebehind import WriteBehind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
 
 
 def session_file(directory: Path, session_id: str) -> Path:
@@ -79,8 +80,11 @@ class SessionLog:
     def _append(self, session_id: str, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
         path = session_file(self.directory, session_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        try:
+            fd = os.open(path, _APPEND, 0o640)
+        except FileNotFoundError:  # the first write, or the directory was removed: make it
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, _APPEND, 0o640)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             view = memoryview(line)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
+from producer import keys
 from producer.client import Producer
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer
@@ -40,6 +43,14 @@ def provider_env(fake: FakeModelServer, provider: str) -> dict[str, str]:
         "openai_base_url": fake.openai_base_url,
         "model_timeout_seconds": "2",
     }
+
+
+def wait_for_cached_summaries(client: redis.Redis, count: int, timeout: float = 10.0) -> None:
+    """Wait until ``count`` model summaries are in the cache (they are written behind the job)."""
+    deadline = time.monotonic() + timeout
+    while len(list(client.scan_iter(keys.summary_cache("*")))) < count:
+        assert time.monotonic() < deadline, f"fewer than {count} cached summaries after {timeout}s"
+        time.sleep(0.01)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 from prometheus_client import CollectorRegistry, generate_latest
@@ -13,7 +14,7 @@ from producer.client import Producer, redis_client
 from producer.contract import Method, Queue, SummaryResult
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
-from tests.integration.conftest import provider_env
+from tests.integration.conftest import provider_env, wait_for_cached_summaries
 from tests.integration.workers import WorkerProcess
 from worker.demo import load_examples
 from worker.metrics import exported_names
@@ -131,12 +132,13 @@ def test_a_worker_exports_what_a_known_workload_did(
 
 
 def test_a_second_identical_output_counts_as_a_cache_hit(
-    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer, redis_client: Any
 ) -> None:
     port = free_port()
     start_worker(**provider_env(fake_model, "openai"), metrics_port=str(port))
     ex = EXAMPLES[0]
     first = producer.submit(session_id="cache", tool_name=ex.tool_name, output=ex.output).wait(30)
+    wait_for_cached_summaries(redis_client, 1)
     second = producer.submit(session_id="cache", tool_name=ex.tool_name, output=ex.output).wait(30)
     assert (first.method, second.method) == (Method.LLM, Method.CACHE)
     m = scrape(port)

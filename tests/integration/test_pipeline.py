@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from producer.contract import FallbackReason, Method, Queue, SummaryResult, Tool
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
-from tests.integration.conftest import provider_env
+from tests.integration.conftest import provider_env, wait_for_cached_summaries
 from tests.integration.workers import WorkerProcess
 from worker.demo import Example, load_examples
 from worker.sessionlog import read_entries, session_file
@@ -295,7 +296,7 @@ def test_when_the_summary_provider_is_down_the_failover_provider_answers(
 
 
 def test_an_identical_output_reuses_the_cached_model_summary(
-    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer, redis_client: Any
 ) -> None:
     start_worker(**provider_env(fake_model, "anthropic"))
     ex = example_of(ToolType.COMMAND_OUTPUT)
@@ -306,6 +307,7 @@ def test_an_identical_output_reuses_the_cached_model_summary(
         ).wait(30)
 
     first = run("c-1", "what fails")
+    wait_for_cached_summaries(redis_client, 1)
     again = run("c-2", "what fails")
     other = run("c-3", "what passes")  # another intent is another summary
     assert (first.method, again.method, other.method) == (Method.LLM, Method.CACHE, Method.LLM)

@@ -1,0 +1,125 @@
+"""The hardened kombu transport against a real Redis: batched takes, unacked records, put-backs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from kombu import Connection, Message
+from kombu import Queue as KombuQueue
+
+from producer import keys
+from worker.localredis import LocalRedis
+from worker.transport import TAKE_BATCH
+
+QUEUE = "transport-test"
+UNACKED = "unacked"  # kombu's default hash of delivered, unacknowledged messages
+
+Received = list[tuple[Any, Message]]
+
+
+@pytest.fixture
+def connection(redis_server: LocalRedis, redis_client: redis.Redis) -> Iterator[Connection]:
+    """A kombu connection through ``worker.transport`` on the session's (emptied) Redis."""
+    with Connection(redis_server.url, transport="worker.transport:Transport") as conn:
+        yield conn
+
+
+def publish(conn: Connection, bodies: list[Any]) -> None:
+    """Publish JSON bodies to the test queue, in order."""
+    queue = KombuQueue(QUEUE, routing_key=QUEUE)
+    producer = conn.Producer(serializer="json")
+    for body in bodies:
+        producer.publish(body, routing_key=QUEUE, declare=[queue])
+
+
+def consume(
+    conn: Connection,
+    expected: int,
+    *,
+    prefetch: int = 100,
+    on_message: Callable[[Any, Message], None] | None = None,
+) -> Received:
+    """Drain events until ``expected`` messages arrived (bounded: a few poll rounds)."""
+    received: Received = []
+
+    def callback(body: Any, message: Message) -> None:
+        if on_message is not None:
+            on_message(body, message)
+        received.append((body, message))
+
+    queue = KombuQueue(QUEUE, routing_key=QUEUE)
+    with conn.Consumer(queue, callbacks=[callback], accept=["json"]) as consumer:
+        consumer.qos(prefetch_count=prefetch)
+        for _ in range(expected + 5):
+            if len(received) >= expected:
+                break
+            try:
+                conn.drain_events(timeout=1)
+            except TimeoutError:
+                continue
+    return received
+
+
+def test_a_backlog_is_taken_in_batches_in_order_and_recorded_as_unacked_together(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": n} for n in range(10)])
+    rounds: list[int] = []
+
+    def count_rounds(body: Any, message: Message) -> None:
+        rounds.append(redis_client.llen(QUEUE))  # what is left in Redis at each delivery
+
+    received = consume(connection, 10, on_message=count_rounds)
+
+    assert [body["n"] for body, _ in received] == list(range(10))  # FIFO, as kombu
+    assert rounds == [0] * 10  # one BLMPOP took all ten before the first was delivered
+    assert redis_client.hlen(UNACKED) == 10
+    for _, message in received:
+        message.ack()
+    connection.default_channel.qos.flush_acks()
+    assert redis_client.hlen(UNACKED) == 0
+    assert redis_client.zcard("unacked_index") == 0
+
+
+def test_no_more_than_the_prefetch_allows_is_taken_at_once(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": n} for n in range(TAKE_BATCH + 8)])
+    left: list[int] = []
+    consume(connection, 3, prefetch=3, on_message=lambda *_: left.append(redis_client.llen(QUEUE)))
+    assert left[:3] == [TAKE_BATCH + 5] * 3
+
+
+def test_an_undecodable_entry_in_a_batch_is_dead_lettered_and_the_rest_delivered(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": 0}])
+    redis_client.lpush(QUEUE, "not json {")  # the list is consumed from the right
+    publish(connection, [{"n": 1}])
+
+    received = consume(connection, 2)
+
+    assert [body["n"] for body, _ in received] == [0, 1]
+    (record,) = redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
+    assert "undecodable queue entry" in json.loads(record)["reason"]
+
+
+def test_messages_left_when_a_delivery_fails_go_back_to_the_queue_in_order(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": n} for n in range(6)])
+
+    def fail_on_third(body: Any, message: Message) -> None:
+        if body["n"] == 2:
+            raise RuntimeError("consumer broke")
+
+    with pytest.raises(RuntimeError, match="consumer broke"):
+        consume(connection, 6, on_message=fail_on_third)
+
+    assert redis_client.llen(QUEUE) == 4  # the failed one and the three after it: none lost
+    again = consume(connection, 4)
+    assert [body["n"] for body, _ in again] == [2, 3, 4, 5]
