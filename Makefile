@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: install redis-server demo check lint types contracts test bench clean
+.PHONY: install redis-server demo check lint types contracts test bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,14 @@ contracts:
 test:
 	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
+
+# arq and Dramatiq for bench/throughput.py, in their own env (arq needs redis-py < 6); the
+# pinned versions live in bench/peers/env.py, which throughput.py also runs when the env is missing.
+bench-peers: .venv-peers/.installed
+
+.venv-peers/.installed: bench/peers/env.py | install
+	$(PY) bench/peers/env.py
+	touch $@
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

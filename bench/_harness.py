@@ -1,21 +1,26 @@
 """Shared pieces of the benchmarks: worker processes, /proc accounting, payloads, percentiles.
 
-Every benchmark owns its private redis-server (``LocalRedis``) and fake model
-(``tests.fakemodel.FakeModelServer``); this module starts and stops the worker processes that
-run against them and measures their CPU and memory from ``/proc`` (Linux only), summed over the
-worker's whole process group so prefork children count too.
+Every benchmark owns its private redis-server (``LocalRedis``) and fake model; this module
+starts and stops the worker processes that run against them and measures their CPU and memory
+from ``/proc`` (Linux only), summed over the worker's whole process group so prefork children
+count too. The fake model runs in a process of its own (``FakeModelProcess``), so it never
+shares a GIL with the producer that drives the load; only ``memory.py`` keeps it in-process,
+for its request count.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
+from typing import Self
 
 # Scripts run as ``python bench/x.py``: put the repository root on the path for ``tests``.
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,3 +184,59 @@ def start_tersify_worker(
     finally:
         client.close()
     return proc
+
+
+def free_port() -> int:
+    """A loopback TCP port that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class FakeModelProcess:
+    """The loopback fake model (``python -m tests.fakemodel``) in its own process group."""
+
+    def __init__(self, latency_ms: float, log_dir: Path, start_timeout: float = 30.0) -> None:
+        self.port = free_port()
+        self._latency_ms = latency_ms
+        self._log_dir = log_dir
+        self._start_timeout = start_timeout
+        self._proc: Proc | None = None
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """The base URL an OpenAI client takes (with ``/v1``)."""
+        return self.url + "/v1"
+
+    def __enter__(self) -> Self:
+        args = [sys.executable, "-m", "tests.fakemodel", "--port", str(self.port)]
+        args += ["--latency-ms", str(self._latency_ms)]
+        env = Settings().child_env()
+        proc = self._proc = Proc(f"fakemodel-{self.port}", args, env, self._log_dir)
+        # Its own start line for this port, then a connection: never another process's port.
+        wait_until(lambda: self._serving(proc), proc, "fake model", self._start_timeout)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._proc is not None:
+            self._proc.stop()
+
+    def _serving(self, proc: Proc) -> bool:
+        if f"fake model server on {self.url}" not in proc.log_tail():
+            return False
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1.0).close()
+        except OSError:
+            return False
+        return True

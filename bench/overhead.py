@@ -18,15 +18,14 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import httpx
-from _harness import percentile, start_tersify_worker, tool_output
+from _harness import FakeModelProcess, percentile, start_tersify_worker, tool_output
 
 from producer.client import Producer
 from producer.settings import Settings
-from tests.fakemodel import FakeModelServer
 from worker.localredis import LocalRedis
 
 
-def model_call_seconds(fake: FakeModelServer, text: str, calls: int) -> list[float]:
+def model_call_seconds(fake: FakeModelProcess, text: str, calls: int) -> list[float]:
     """Time the bare HTTP call to the fake model, as the worker would make it."""
     times = []
     with httpx.Client(base_url=fake.openai_base_url, timeout=30.0) as client:
@@ -79,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     with (
         TemporaryDirectory(prefix="tersify-bench-") as tmp,
         LocalRedis() as server,
-        FakeModelServer(latency=latency) as fake,
+        FakeModelProcess(args.latency_ms, Path(tmp)) as fake,
     ):
         model = model_call_seconds(fake, texts[0], 20)
         worker = start_tersify_worker(

@@ -4,8 +4,9 @@ Each system runs ``--jobs`` jobs against the same private redis-server and the s
 (fixed ``--latency-ms``); each job is one model call on a ~4 KB tool output. tersify's time runs
 from the first ``submit`` to the last result read by ``Producer.wait``; the peers count finished
 jobs in Redis. CPU per job is the worker process group's CPU time over the run divided by jobs.
-arq and Dramatiq need their own interpreter (``--peer-python``, see docs/PERFORMANCE.md); without
-it they are reported as ``skipped``. Run: ``.venv/bin/python bench/throughput.py --help``.
+arq and Dramatiq run in their own interpreter (``--peer-python``, default ``.venv-peers``, which
+is created on first use from the pins in ``bench/peers/env.py``; with ``--no-peer-install`` and
+no env they are reported as ``skipped``). Run: ``.venv/bin/python bench/throughput.py --help``.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from _harness import ROOT, Proc, start_tersify_worker, tool_output, wait_until
+from _harness import ROOT, FakeModelProcess, Proc, start_tersify_worker, tool_output, wait_until
 from celery import Celery
+from peers.env import ensure_peer_python, peer_python_path
 
 from producer.client import Producer, SummaryHandle
 from producer.contract import Method, Queue
 from producer.settings import Settings
-from tests.fakemodel import FakeModelServer
 from worker.localredis import LocalRedis
 
 SYSTEMS = ("tersify", "celery_bare", "arq", "dramatiq")
@@ -74,7 +75,7 @@ def _measured(workers: list[Proc], body: Callable[[], tuple[int, float, str]]) -
     return Run(done, seconds, cpu1 - cpu0, note)
 
 
-def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path) -> Run:
+def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: Path) -> Run:
     """tersify's real path: submit (gate, payload, publish) → worker → stored result."""
     lifted = {} if args.shipped_deadlines else CAPACITY_SETTINGS
     env = lifted | dict(kv.split("=", 1) for kv in args.worker_env)
@@ -155,7 +156,7 @@ def _count_done(
         client.close()
 
 
-def run_bare(args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path) -> Run:
+def run_bare(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: Path) -> Run:
     """A bare Celery task making the same call, same pool and concurrency unless overridden."""
     import redis
 
@@ -191,7 +192,7 @@ def run_bare(args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Pa
 
 
 def run_peer(
-    name: str, args: argparse.Namespace, url: str, fake: FakeModelServer, logs: Path
+    name: str, args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: Path
 ) -> Run:
     """arq or Dramatiq in the peer interpreter: a worker process, then a producer process."""
     import redis
@@ -235,7 +236,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--bare-concurrency", type=int, default=None)
     p.add_argument("--shipped-deadlines", action="store_true", help="see CAPACITY_SETTINGS")
     p.add_argument("--worker-env", action="append", default=[], help="KEY=VALUE Settings field")
-    p.add_argument("--peer-python", default=None, help="interpreter with arq, dramatiq, gevent")
+    p.add_argument(
+        "--peer-python",
+        default=None,
+        help=f"interpreter with arq, dramatiq, gevent (default: {peer_python_path(ROOT)})",
+    )
+    p.add_argument(
+        "--no-peer-install", action="store_true", help="skip the peers if their env is missing"
+    )
     p.add_argument("--arq-slots", type=int, default=200, help="arq max_jobs")
     p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq greenlets")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
@@ -247,10 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run every selected system and print one summary line."""
     args = parse(argv)
     chosen = args.systems.split(",")
+    if {"arq", "dramatiq"} & set(chosen):
+        args.peer_python = peer_python(args)
     runs: dict[str, Run | str] = {}
     with TemporaryDirectory(prefix="tersify-bench-") as tmp, LocalRedis() as server:
         logs = Path(tmp)
-        with FakeModelServer(latency=args.latency_ms / 1000) as fake:
+        with FakeModelProcess(args.latency_ms, logs) as fake:
             for name in SYSTEMS:
                 if name not in chosen:
                     runs[name] = "skipped"
@@ -273,6 +283,20 @@ def main(argv: list[str] | None = None) -> int:
                 )
     print(summary(runs, args))
     return 0
+
+
+def peer_python(args: argparse.Namespace) -> str | None:
+    """``--peer-python`` as given, else the ``.venv-peers`` interpreter (made if allowed)."""
+    if args.peer_python:
+        if not Path(args.peer_python).exists():
+            raise SystemExit(f"--peer-python {args.peer_python} does not exist")
+        return str(args.peer_python)
+    try:
+        return ensure_peer_python(ROOT, install=not args.no_peer_install)
+    except RuntimeError as exc:
+        # No PyPI, say: tersify and bare Celery still measure; the peers say why they are missing.
+        print(f"peers skipped, their env could not be made: {exc}", file=sys.stderr, flush=True)
+        return None
 
 
 def _flush(url: str) -> None:

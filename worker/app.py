@@ -24,8 +24,9 @@ def create_app(settings: Settings) -> Celery:
     app.conf.update(
         # kombu's Redis transport, but a non-JSON queue entry is dead-lettered, not fatal.
         broker_transport="worker.transport:Transport",
-        # Celery's consumer, but what it refuses undecoded lands in the dead-letter list.
-        worker_consumer="worker.deadletters:Consumer",
+        # Celery's consumer, but what it refuses undecoded lands in the dead-letter list, and
+        # its event loop wakes for acks queued by pool threads (worker/consumer.py).
+        worker_consumer="worker.consumer:Consumer",
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,

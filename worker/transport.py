@@ -22,10 +22,11 @@ else is kombu's own.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import redis
@@ -75,6 +76,14 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
         self._records: dict[str, tuple[float, str]] = {}  # delivered, not yet written
         self._pending_lock = threading.Lock()  # acks come from pool threads
         self._batching = False
+        self._stalled = False  # the consumer found the prefetch full and stopped taking
+
+    def can_consume(self) -> bool:
+        """Kombu's prefetch check; a refusal is remembered so that the next ack wakes the loop."""
+        if super().can_consume():
+            return True
+        self._stalled = True
+        return bool(super().can_consume())  # an ack in between has seen no stall: look again
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -102,6 +111,9 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
             self._acked.append(delivery_tag)
             full = len(self._acked) >= ACK_BATCH
         _VirtualQoS.ack(self, delivery_tag)
+        if self._stalled:  # room again: the consumer must not sleep out its poll timeout
+            self._stalled = False
+            self.channel.connection.wake_consumer()
         if full:
             self.flush_acks()
 
@@ -254,6 +266,53 @@ class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for 
 
 
 class Transport(_RedisTransport):  # type: ignore[misc]  # kombu ships no types for it
-    """Kombu's Redis transport with the hardened channel."""
+    """Kombu's Redis transport with the hardened channel and a wake-up for its event loop.
+
+    The consumer's event loop sleeps in ``epoll`` until a socket or a timer fires. Work handed
+    to it from other threads (Celery's late acks, ``worker.consumer``) and room freed in a full
+    prefetch (``QoS.ack``) must not wait for that: ``wake_consumer`` writes one byte to a pipe
+    the loop watches, at most one pending at a time.
+    """
 
     Channel = Channel
+    _wakeup: tuple[int, int] | None = None  # (read end, write end), once on an event loop
+    _loop: Any = None
+    _wake_pending = False
+
+    def register_with_event_loop(self, connection: Any, loop: Any) -> None:
+        """Kombu's registration, plus the wake-up pipe (again after every reconnect)."""
+        super().register_with_event_loop(connection, loop)
+        self._close_wakeup()
+        read_end, write_end = os.pipe()
+        os.set_blocking(read_end, False)
+        os.set_blocking(write_end, False)
+        self._wakeup, self._loop, self._wake_pending = (read_end, write_end), loop, False
+        loop.add_reader(read_end, self._drain_wakeup, read_end)
+
+    def wake_consumer(self) -> None:
+        """Make the event loop run its next tick now (safe from any thread; cheap)."""
+        wakeup = self._wakeup
+        if wakeup is None or self._wake_pending:
+            return  # not on an event loop (drain_events polls anyway), or a wake-up is queued
+        self._wake_pending = True
+        with suppress(BlockingIOError, OSError):  # a full pipe already holds a wake-up
+            os.write(wakeup[1], b"\0")
+
+    def _drain_wakeup(self, read_end: int) -> None:
+        with suppress(BlockingIOError, OSError):
+            while os.read(read_end, 4096):
+                pass
+        # Cleared after the read: a waker that skipped its write meanwhile queued its work
+        # before it looked, and the loop's next tick, which comes next, runs that work.
+        self._wake_pending = False
+
+    def _close_wakeup(self) -> None:
+        wakeup, loop = self._wakeup, self._loop
+        self._wakeup = self._loop = None
+        if wakeup is None:
+            return
+        with suppress(Exception):  # the old loop may be gone already
+            loop.remove_reader(wakeup[0])
+        for fd in wakeup:
+            with suppress(OSError):
+                os.close(fd)

@@ -1,7 +1,8 @@
 """The benchmarks still run: each script in a tiny mode, checked for its summary line only.
 
 Timings are not asserted here (they live in docs/PERFORMANCE.md); each script starts its own
-redis-server, fake model and worker, so this only needs redis-server on PATH.
+redis-server, fake model and worker, so this needs redis-server on PATH, and the throughput run
+needs PyPI once: it creates ``.venv-peers`` for arq and Dramatiq when that env is missing.
 """
 
 from __future__ import annotations
@@ -14,29 +15,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_TIMEOUT_SECONDS = 60
+# The first throughput run installs the peers' env (about a minute) before measuring four systems.
+PEERS_TIMEOUT_SECONDS = 400
 
 TINY_RUNS = [
-    (
+    pytest.param(
         "throughput.py",
         ["--jobs", "6", "--latency-ms", "20", "--concurrency", "4", "--max-seconds", "30"],
         "throughput:",
-        # no --peer-python: the peers are skipped and say so
-        {"tersify", "celery_bare", "ratio", "cpu_ms_per_job"}
-        | {"arq=skipped", "dramatiq=skipped", "arq_ratio=skipped", "dramatiq_ratio=skipped"},
+        {"tersify", "celery_bare", "arq", "dramatiq", "ratio", "arq_ratio", "dramatiq_ratio"}
+        | {"cpu_ms_per_job", "arq_cpu_ms", "dramatiq_cpu_ms"},
+        PEERS_TIMEOUT_SECONDS,
+        marks=pytest.mark.timeout(PEERS_TIMEOUT_SECONDS + 30),
     ),
     (
         "overhead.py",
         ["--jobs", "6", "--latency-ms", "20", "--concurrency", "4", "--max-seconds", "30"],
         "overhead:",
         {"p50_ms", "p99_ms", "gate_notify_p99_ms"},
+        SCRIPT_TIMEOUT_SECONDS,
     ),
     (
         "memory.py",
         ["--inflight", "4", "--chars", "3000", "--latency-ms", "3000", "--max-seconds", "30"],
         "memory:",
         {"inflight", "rss_mb"},
+        SCRIPT_TIMEOUT_SECONDS,
     ),
-    ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}),
+    ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
 ]
 
 
@@ -45,23 +51,22 @@ def summary_fields(line: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
 
 
-@pytest.mark.parametrize(("script", "argv", "prefix", "expected"), TINY_RUNS)
+@pytest.mark.parametrize(("script", "argv", "prefix", "expected", "timeout"), TINY_RUNS)
 def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
-    script: str, argv: list[str], prefix: str, expected: set[str]
+    script: str, argv: list[str], prefix: str, expected: set[str], timeout: float
 ) -> None:
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=SCRIPT_TIMEOUT_SECONDS,
+        timeout=timeout,
         check=False,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     last = run.stdout.strip().splitlines()[-1]
     assert last.startswith(prefix), last
+    assert "timeout_after=" not in run.stdout, run.stdout[-2000:]  # every system finished its jobs
     fields = summary_fields(last)
-    for item in expected:  # "key" must be present with a value; "key=value" must match
-        key, _, value = item.partition("=")
-        assert fields.get(key), (key, last)
-        assert not value or fields[key] == value, (item, last)
+    for key in expected:  # present, with a value that is not "skipped"
+        assert fields.get(key) not in (None, "", "skipped"), (key, last)

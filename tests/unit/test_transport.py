@@ -1,8 +1,10 @@
-"""The hardened kombu transport against a real Redis: batched takes, unacked records, put-backs."""
+"""The kombu transport against a real Redis: batched takes, unacked records, put-backs, wake-ups."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 import redis
 from kombu import Connection, Message
 from kombu import Queue as KombuQueue
+from kombu.asynchronous import Hub
 
 from producer import keys
 from worker.localredis import LocalRedis
@@ -123,3 +126,52 @@ def test_messages_left_when_a_delivery_fails_go_back_to_the_queue_in_order(
     assert redis_client.llen(QUEUE) == 4  # the failed one and the three after it: none lost
     again = consume(connection, 4)
     assert [body["n"] for body, _ in again] == [2, 3, 4, 5]
+
+
+@pytest.fixture
+def on_event_loop(connection: Connection) -> Iterator[tuple[Any, Hub]]:
+    """The connection's transport registered with a real kombu event loop (a ``Hub``)."""
+    hub = Hub()
+    connection.default_channel  # noqa: B018 - kombu registers the channels it has
+    transport = connection.transport
+    transport.register_with_event_loop(connection.connection, hub)
+    try:
+        yield transport, hub
+    finally:
+        transport._close_wakeup()
+        hub.close()
+
+
+def readable(hub: Hub, fd: int) -> bool:
+    """Whether the loop's poller reports ``fd`` readable right now (no waiting)."""
+    return any(ready == fd for ready, _ in hub.poller.poll(0) or ())
+
+
+def test_a_wake_up_from_another_thread_makes_the_event_loop_poll_return(
+    on_event_loop: tuple[Any, Hub],
+) -> None:
+    transport, hub = on_event_loop
+    read_end = transport._wakeup[0]
+    assert read_end in hub.readers and not readable(hub, read_end)
+
+    thread = threading.Thread(target=transport.wake_consumer)
+    thread.start()
+    thread.join(5)
+
+    assert readable(hub, read_end)
+
+
+def test_wake_ups_coalesce_until_the_loop_drains_them_and_none_is_lost_after(
+    on_event_loop: tuple[Any, Hub],
+) -> None:
+    transport, hub = on_event_loop
+    read_end = transport._wakeup[0]
+    transport.wake_consumer()
+    transport.wake_consumer()  # one is pending: nothing more is written
+    assert os.read(read_end, 100) == b"\0"
+    transport._drain_wakeup(read_end)  # what the loop runs when the pipe is readable
+    assert not readable(hub, read_end)
+
+    transport.wake_consumer()  # after a drain, the next wake-up writes again
+
+    assert readable(hub, read_end)
