@@ -97,6 +97,9 @@ class Settings(BaseSettings):
         "threads", description="Celery pool."
     )
     worker_concurrency: int = Field(64, ge=1, description="In-flight jobs per worker process.")
+    worker_processes: int = Field(
+        1, ge=1, description="Processes per `tersify worker`; one per core on a dedicated host."
+    )
     worker_prefetch_multiplier: int = Field(
         4, ge=1, description="Messages reserved per slot (1 starves the thread pool)."
     )

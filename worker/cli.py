@@ -51,6 +51,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--queues", default="interactive,batch", help="comma-separated queue names")
     p.add_argument("--concurrency", type=int, default=None, help="in-flight jobs per process")
     p.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="worker processes, named NODE-1@HOST… (default: TERSIFY_WORKER_PROCESSES, 1)",
+    )
+    p.add_argument(
         "--pool",
         default=None,
         choices=("threads", "prefork", "solo", "gevent"),
@@ -112,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    processes = args.processes or settings.worker_processes
+    if processes > 1:
+        return _worker_processes(args, settings, processes)
     if (args.pool or settings.worker_pool) == "gevent" and not args.check:
         # gevent must patch the standard library before anything imports it; Celery's own
         # launcher does that first thing, so hand over to it.
@@ -146,6 +155,30 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
         argv += ["--hostname", args.hostname]
     app.worker_main(argv)
     return 0
+
+
+def _worker_processes(args: argparse.Namespace, settings: Settings, processes: int) -> int:
+    from worker.heartbeat import check_alive, default_hostname
+    from worker.supervisor import Supervisor, child_names
+
+    names = child_names(args.hostname or default_hostname(), processes)
+    if args.check:  # alive when every process is
+        results = [check_alive(settings, name) for name in names]
+        for _, detail in results:
+            print(detail)
+        return 0 if all(alive for alive, _ in results) else 1
+    base = [sys.executable, "-m", "worker.cli", "worker", "--processes", "1"]
+    base += ["--queues", args.queues]
+    for flag, value in (("--concurrency", args.concurrency), ("--pool", args.pool)):
+        base += [flag, str(value)] if value is not None else []
+    base += ["--loglevel", args.loglevel] if args.loglevel else []
+
+    def command(index: int, name: str) -> tuple[list[str], dict[str, str]]:
+        # One metrics endpoint per process: PORT, PORT+1, … (0 keeps them all off).
+        port = settings.metrics_port and settings.metrics_port + index - 1
+        return [*base, "--hostname", name], settings.child_env(metrics_port=str(port))
+
+    return Supervisor(names, command).run()
 
 
 def _read_input(name: str) -> bytes:
