@@ -31,6 +31,7 @@ import redis  # noqa: E402
 
 from producer import keys  # noqa: E402
 from producer.settings import Settings  # noqa: E402
+from worker.localredis import free_port  # noqa: E402
 
 # SIGTERM unwinds like Ctrl-C, so the ``finally`` blocks stop workers and redis-server.
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -60,6 +61,13 @@ def percentile(values: Sequence[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time spent by the whole machine so far (every core; idle and I/O wait excluded)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
 def _group_stats(pgid: int) -> tuple[float, int]:
@@ -155,21 +163,21 @@ def start_tersify_worker(
     and takes ``celery_args`` (e.g. ``--prefetch-multiplier 4``) to try Celery settings.
     """
     hostname = f"bench-{uuid.uuid4().hex[:8]}@localhost"
-    child_env = Settings().child_env(
-        redis_url=redis_url,
-        summary_provider="openai",
-        openai_base_url=model_url,
-        openai_api_key="k",
-        log_format="json",
-        log_level="WARNING",
-        session_log_dir=str(log_dir / "sessions"),
+    settings = {
+        "redis_url": redis_url,
+        "summary_provider": "openai",
+        "openai_base_url": model_url,
+        "openai_api_key": "k",
+        # The shipped log level (INFO: one JSON line per job), as a production worker runs.
+        "log_format": "json",
+        "session_log_dir": str(log_dir / "sessions"),
         # Celery reads an explicit ``--pool prefork`` as "no choice" and keeps the app's
         # configured pool (threads): the configured pool must say it too.
-        worker_pool=pool,
+        "worker_pool": pool,
         # The model-client pool is sized from Settings, not from ``--concurrency``: keep them equal.
-        worker_concurrency=str(concurrency),
-        **env,
-    )
+        "worker_concurrency": str(concurrency),
+    }
+    child_env = Settings().child_env(**(settings | env))
     if launcher == "tersify":
         args = [sys.executable, "-m", "worker.cli", "worker", "--hostname", hostname]
     else:
@@ -184,14 +192,6 @@ def start_tersify_worker(
     finally:
         client.close()
     return proc
-
-
-def free_port() -> int:
-    """A loopback TCP port that was free a moment ago."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class FakeModelProcess:

@@ -12,6 +12,7 @@ no env they are reported as ``skipped``). Run: ``.venv/bin/python bench/throughp
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -21,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from _harness import ROOT, FakeModelProcess, Proc, start_tersify_worker, tool_output, wait_until
+from _harness import (
+    ROOT,
+    FakeModelProcess,
+    Proc,
+    machine_cpu_seconds,
+    start_tersify_worker,
+    tool_output,
+    wait_until,
+)
 from celery import Celery
 from peers.env import ensure_peer_python, peer_python_path
 
@@ -39,6 +48,7 @@ CAPACITY_SETTINGS = {
     "gate_lease_seconds": "900",
     "gate_max_seconds": "960",
 }
+CORES = os.cpu_count() or 1
 DONE_KEY = "bench:done"
 START_KEY = "bench:start"
 
@@ -50,6 +60,7 @@ class Run:
     jobs: int
     seconds: float
     cpu_seconds: float
+    machine_cpu_seconds: float
     note: str = ""
 
     @property
@@ -62,17 +73,22 @@ class Run:
         """Worker CPU milliseconds per job."""
         return self.cpu_seconds * 1e3 / self.jobs
 
+    @property
+    def machine_cpu_ms(self) -> float:
+        """Whole-machine CPU milliseconds per job: workers, producer, Redis, fake model, all."""
+        return self.machine_cpu_seconds * 1e3 / self.jobs
+
 
 def _measured(workers: list[Proc], body: Callable[[], tuple[int, float, str]]) -> Run:
     """Run ``body`` (returns jobs done, seconds, note) and charge the workers' CPU to it."""
     try:
-        cpu0 = sum(w.cpu_seconds() for w in workers)
+        cpu0, all0 = sum(w.cpu_seconds() for w in workers), machine_cpu_seconds()
         done, seconds, note = body()
-        cpu1 = sum(w.cpu_seconds() for w in workers)
+        cpu1, all1 = sum(w.cpu_seconds() for w in workers), machine_cpu_seconds()
     finally:
         for worker in workers:
             worker.stop()
-    return Run(done, seconds, cpu1 - cpu0, note)
+    return Run(done, seconds, cpu1 - cpu0, all1 - all0, note)
 
 
 def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: Path) -> Run:
@@ -247,42 +263,55 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--arq-slots", type=int, default=200, help="arq max_jobs")
     p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq greenlets")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
-    p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system")
+    p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system and round")
+    p.add_argument("--rounds", type=int, default=1, help="runs per system, interleaved; median")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run every selected system and print one summary line."""
+    """Run every selected system ``--rounds`` times, interleaved; print one summary line."""
     args = parse(argv)
-    chosen = args.systems.split(",")
+    chosen = [name for name in SYSTEMS if name in args.systems.split(",")]
     if {"arq", "dramatiq"} & set(chosen):
         args.peer_python = peer_python(args)
-    runs: dict[str, Run | str] = {}
+    if not args.peer_python:
+        chosen = [name for name in chosen if name not in ("arq", "dramatiq")]
+    rounds: dict[str, list[Run]] = {name: [] for name in chosen}
     with TemporaryDirectory(prefix="tersify-bench-") as tmp, LocalRedis() as server:
         logs = Path(tmp)
         with FakeModelProcess(args.latency_ms, logs) as fake:
-            for name in SYSTEMS:
-                if name not in chosen:
-                    runs[name] = "skipped"
-                    continue
-                if name in ("arq", "dramatiq") and not args.peer_python:
-                    runs[name] = "skipped"
-                    continue
-                _flush(server.url)
-                if name == "tersify":
-                    run = run_tersify(args, server.url, fake, logs)
-                elif name == "celery_bare":
-                    run = run_bare(args, server.url, fake, logs)
-                else:
-                    run = run_peer(name, args, server.url, fake, logs)
-                runs[name] = run
-                print(
-                    f"{name}: {run.jobs} jobs in {run.seconds:.2f} s = {run.rate:.1f}/s, "
-                    f"worker cpu {run.cpu_ms:.2f} ms/job {run.note}",
-                    flush=True,
-                )
+            # Interleaved (A B C D, A B C D, …): a shared machine's slow minute hits every
+            # system alike, and the median of each system's rounds is reported.
+            for number in range(1, args.rounds + 1):
+                for name in chosen:
+                    _flush(server.url)
+                    if name == "tersify":
+                        run = run_tersify(args, server.url, fake, logs)
+                    elif name == "celery_bare":
+                        run = run_bare(args, server.url, fake, logs)
+                    else:
+                        run = run_peer(name, args, server.url, fake, logs)
+                    rounds[name].append(run)
+                    print(f"round {number} {name}: {describe(run)}", flush=True)
+    runs: dict[str, Run | str] = dict.fromkeys(SYSTEMS, "skipped")
+    runs |= {name: median_run(done) for name, done in rounds.items()}
     print(summary(runs, args))
     return 0
+
+
+def describe(run: Run) -> str:
+    """One run in words: rate, worker CPU, and how busy the whole machine was."""
+    busy = run.machine_cpu_ms * run.rate / 10 / CORES  # percent of all cores
+    return (
+        f"{run.jobs} jobs in {run.seconds:.2f} s = {run.rate:.1f}/s, worker cpu "
+        f"{run.cpu_ms:.2f} ms/job, machine cpu {run.machine_cpu_ms:.2f} ms/job "
+        f"({busy:.0f}% of {CORES} cores) {run.note}"
+    )
+
+
+def median_run(runs: list[Run]) -> Run:
+    """The run with the median rate (the lower middle one for an even count)."""
+    return sorted(runs, key=lambda run: run.rate)[(len(runs) - 1) // 2]
 
 
 def peer_python(args: argparse.Namespace) -> str | None:
@@ -331,7 +360,7 @@ def summary(runs: dict[str, Run | str], args: argparse.Namespace) -> str:
         f"cpu_ms_per_job={cpu('tersify')} bare_cpu_ms={cpu('celery_bare')} "
         f"arq_cpu_ms={cpu('arq')} dramatiq_cpu_ms={cpu('dramatiq')} "
         f"pool={args.pool} concurrency={args.concurrency} processes={args.processes} "
-        f"latency_ms={args.latency_ms:g} jobs={args.jobs}"
+        f"latency_ms={args.latency_ms:g} jobs={args.jobs} rounds={args.rounds}"
     )
 
 
