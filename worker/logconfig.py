@@ -1,9 +1,20 @@
-"""structlog configured once per process: JSON off a TTY, a console renderer on one."""
+"""structlog configured once per process: JSON off a TTY, a console renderer on one.
+
+Records are rendered and written on one background thread (``QueueListener``): a job thread only
+queues its record. With a hundred job threads, a shared stream handler's lock and its writes
+cost the worker about a tenth of its CPU, and a slow reader of stderr (a full pipe) would have
+stalled every job behind that lock. A forked child (the prefork pool) starts its own thread;
+the queue is drained at exit.
+"""
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import queue
 import sys
+from logging.handlers import QueueHandler, QueueListener
 from typing import Any
 
 import structlog
@@ -11,6 +22,17 @@ import structlog
 from producer.settings import Settings
 
 _configured = False
+_front: QueueHandler | None = None  # the root logger's only handler
+_target: logging.Handler | None = None  # what renders and writes, on the listener thread
+_listener: QueueListener | None = None
+
+
+class _RecordQueueHandler(QueueHandler):
+    """Queues the record as it is: rendering happens on the listener thread, in-process."""
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        """The record unchanged (the stdlib version renders it here, on the caller's thread)."""
+        return record
 
 
 def configure_logging(settings: Settings, *, force: bool = False) -> None:
@@ -46,7 +68,47 @@ def configure_logging(settings: Settings, *, force: bool = False) -> None:
         )
     )
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [_behind_queue(handler)]
     root.setLevel(settings.log_level.upper())
-    # One INFO line per model call from httpx is noise beside our own summary_completed event.
-    logging.getLogger("httpx").setLevel(max(logging.WARNING, root.level))
+    # Per-job INFO lines from httpx (each model call) and Celery (each task received, each task
+    # succeeded) repeat our own summary_completed event, and cost the worker a tenth of its CPU
+    # under load (docs/PERFORMANCE.md); their warnings and errors still show.
+    for noisy in ("httpx", "celery.worker.strategy", "celery.app.trace"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+
+
+def _behind_queue(handler: logging.Handler) -> logging.Handler:
+    """A handler that queues records for ``handler``, which runs on the listener thread."""
+    global _front
+    _stop_listener()
+    _front = _RecordQueueHandler(queue.SimpleQueue())
+    _start_listener(handler)
+    return _front
+
+
+def _start_listener(handler: logging.Handler) -> None:
+    global _listener, _target
+    assert _front is not None
+    _target = handler
+    _listener = QueueListener(_front.queue, handler)
+    _listener.start()
+
+
+def _stop_listener() -> None:
+    global _listener
+    if _listener is not None:
+        _listener.stop()  # writes what is queued, then ends the thread
+        _listener = None
+
+
+def _restart_in_child() -> None:
+    # The listener thread did not survive the fork: the child gets a fresh queue and thread.
+    global _listener
+    if _front is not None and _target is not None:
+        _front.queue = queue.SimpleQueue()
+        _listener = None
+        _start_listener(_target)
+
+
+os.register_at_fork(after_in_child=_restart_in_child)
+atexit.register(_stop_listener)
