@@ -96,12 +96,12 @@ class Settings(BaseSettings):
     worker_pool: Literal["threads", "prefork", "solo", "gevent"] = Field(
         "threads", description="Celery pool."
     )
-    worker_concurrency: int = Field(64, ge=1, description="In-flight jobs per worker process.")
+    worker_concurrency: int = Field(128, ge=1, description="In-flight jobs per worker process.")
     worker_processes: int = Field(
         1, ge=1, description="Processes per `tersify worker`; one per core on a dedicated host."
     )
     worker_prefetch_multiplier: int = Field(
-        4, ge=1, description="Messages reserved per slot (1 starves the thread pool)."
+        1, ge=1, description="Messages reserved per slot, the running one included."
     )
 
     # Session gate

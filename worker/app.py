@@ -34,9 +34,9 @@ def create_app(settings: Settings) -> Celery:
         # after the visibility timeout when the whole worker died, at once when a child died.
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        # A few messages reserved per slot: with 1, pool threads sit idle between messages
-        # (19 → 69 jobs/s at 32 threads, docs/PERFORMANCE.md); few enough that a reserved
-        # job starts long before the visibility timeout.
+        # One message per slot by default: the consumer's loop is woken by every ack
+        # (worker/consumer.py), so a slot that finishes gets its next job at once, and a
+        # dead worker holds back no more jobs than it was running (docs/PERFORMANCE.md).
         worker_prefetch_multiplier=settings.worker_prefetch_multiplier,
         task_queues=[KombuQueue(q.value, routing_key=q.value) for q in Queue],
         task_default_queue=Queue.INTERACTIVE.value,
