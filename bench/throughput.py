@@ -210,17 +210,22 @@ def run_bare(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: P
 def run_peer(
     name: str, args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: Path
 ) -> Run:
-    """arq or Dramatiq in the peer interpreter: a worker process, then a producer process."""
+    """arq or Dramatiq in the peer interpreter: worker processes, then a producer process."""
     import redis
 
     script = str(ROOT / "bench" / "peers" / f"{name}_peer.py")
     slots = args.arq_slots if name == "arq" else args.dramatiq_slots
     py = args.peer_python
     env = Settings().child_env()
-    worker = Proc(name, [py, script, "worker", url, fake.openai_base_url, str(slots)], env, logs)
+    argv = [py, script, "worker", url, fake.openai_base_url, str(slots)]
+    workers = []
     client = redis.Redis.from_url(url)
     try:
-        wait_until(lambda: client.exists(f"bench:ready:{name}"), worker, name)
+        for n in range(args.peer_processes):
+            client.delete(f"bench:ready:{name}")
+            worker = Proc(f"{name}{n}", argv, env, logs)
+            wait_until(lambda: client.exists(f"bench:ready:{name}"), worker, name)
+            workers.append(worker)
     finally:
         client.close()
 
@@ -229,7 +234,7 @@ def run_peer(
         producer = Proc(f"{name}-producer", argv, env, logs)
         producer.proc.wait(timeout=args.max_seconds)
 
-    return _measured([worker], lambda: _count_done(url, args.jobs, args.max_seconds, send))
+    return _measured(workers, lambda: _count_done(url, args.jobs, args.max_seconds, send))
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -262,6 +267,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--arq-slots", type=int, default=200, help="arq max_jobs")
     p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq greenlets")
+    p.add_argument("--peer-processes", type=int, default=1, help="arq and Dramatiq workers")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
     p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system and round")
     p.add_argument("--rounds", type=int, default=1, help="runs per system, interleaved; median")
@@ -360,6 +366,7 @@ def summary(runs: dict[str, Run | str], args: argparse.Namespace) -> str:
         f"cpu_ms_per_job={cpu('tersify')} bare_cpu_ms={cpu('celery_bare')} "
         f"arq_cpu_ms={cpu('arq')} dramatiq_cpu_ms={cpu('dramatiq')} "
         f"pool={args.pool} concurrency={args.concurrency} processes={args.processes} "
+        f"peer_processes={args.peer_processes} "
         f"latency_ms={args.latency_ms:g} jobs={args.jobs} rounds={args.rounds}"
     )
 

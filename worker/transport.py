@@ -8,7 +8,7 @@ list with its reason and the consumer carries on.
 It also keeps one Redis client per channel for kombu's short operations. Kombu builds a new
 ``redis.Redis`` for every one of them (the unacked-index write of each delivered message, each
 ack, each event publish), and redis-py's constructor alone took ~14 % of a busy worker's
-GIL-holding time (docs/PERFORMANCE.md). A client is a thin, thread-safe handle on the channel's
+GIL-holding time (py-spy, under load). A client is a thin, thread-safe handle on the channel's
 connection pool, so sharing it changes nothing else.
 
 And it batches the acks' Redis writes (``QoS`` below): kombu spends one blocking round trip on
