@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=None, help="in-flight jobs per process")
     p.add_argument(
         "--processes",
-        type=int,
+        type=_positive,
         default=None,
         help="worker processes, named NODE-1@HOST… (default: TERSIFY_WORKER_PROCESSES, 1)",
     )
@@ -115,6 +115,13 @@ def _parser() -> argparse.ArgumentParser:
     for name in COMMAND_MODULES:
         importlib.import_module(name).add_parser(sub)
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:

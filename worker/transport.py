@@ -167,7 +167,8 @@ class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for 
 
     def _brpop_start(self, timeout: Any = None) -> Any:
         self.qos.flush_acks()  # the consumer is about to wait: nothing stays unwritten meanwhile
-        count = min(self.qos.can_consume_max_estimate() or TAKE_BATCH, self._take)
+        room = self.qos.can_consume_max_estimate()  # None: no prefetch limit
+        count = self._take if room is None else min(room, self._take)
         if count <= 1 or self.global_keyprefix:
             self._sent = "BRPOP"
             return super()._brpop_start(timeout)
