@@ -58,16 +58,6 @@ class ResultCache:
         """Whether answers are cached at all."""
         return self._ttl > 0
 
-    def get(self, key: str) -> Outcome | None:
-        """The cached outcome as a ``cache`` hit, or None (one round trip of its own)."""
-        if not self.enabled:
-            return None
-        try:
-            raw = self._redis.get(key)
-        except redis.RedisError:
-            return None
-        return self.parse(raw)
-
     @staticmethod
     def parse(raw: object) -> Outcome | None:
         """A stored entry as read from Redis, as a ``cache`` hit; None if absent or unreadable."""
