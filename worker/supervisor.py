@@ -70,6 +70,9 @@ class Supervisor:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            for child in self._children:  # only after an error: children never outlive us
+                if child.proc is not None and child.proc.poll() is None:
+                    child.proc.terminate()
         codes = [child.exit_code or 0 for child in self._children]
         return next((code for code in codes if code != 0), 0)
 
