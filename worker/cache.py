@@ -18,15 +18,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import redis
-import structlog
-
 from producer import keys
 from producer.contract import Method
 from worker.summarize import Outcome
 from worker.writebehind import WriteBehind
-
-log = structlog.get_logger("tersify.cache")
 
 # Bump when a prompt changes in a way that should not reuse older answers.
 PROMPT_VERSION = "2"
@@ -46,10 +41,7 @@ def cache_key(digest: str, header: Mapping[str, Any], model: str) -> str:
 class ResultCache:
     """Model summaries by content, in Redis with a TTL (0 turns the cache off)."""
 
-    def __init__(
-        self, client: redis.Redis, ttl_seconds: int, writes: WriteBehind | None = None
-    ) -> None:
-        self._redis = client
+    def __init__(self, ttl_seconds: int, writes: WriteBehind) -> None:
         self._ttl = ttl_seconds
         self._writes = writes
 
@@ -75,17 +67,11 @@ class ResultCache:
             return None  # a foreign or damaged entry: ask the model again
 
     def put(self, key: str, outcome: Outcome) -> None:
-        """Remember a model's answer: behind the job when a ``WriteBehind`` is given."""
+        """Remember a model's answer, written behind the job."""
         if not self.enabled or outcome.method is not Method.LLM:
             return
         record = json.dumps(
             {"text": outcome.text, "provider": outcome.provider, "model": outcome.model}
         )
         ttl = self._ttl
-        if self._writes is not None:
-            self._writes.submit(lambda pipe: pipe.set(key, record, ex=ttl))
-            return
-        try:
-            self._redis.set(key, record, ex=ttl)
-        except redis.RedisError as exc:
-            log.warning("cache_write_failed", error=type(exc).__name__)
+        self._writes.submit(lambda pipe: pipe.set(key, record, ex=ttl))

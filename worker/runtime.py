@@ -70,7 +70,7 @@ class Runtime:
             writes=writes,
         )
         leases = LeaseKeeper(gate, settings)
-        cache = ResultCache(client, settings.cache_ttl_seconds, writes)
+        cache = ResultCache(settings.cache_ttl_seconds, writes)
         return cls(
             settings,
             client,

@@ -76,14 +76,6 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
         self._records: dict[str, tuple[float, str]] = {}  # delivered, not yet written
         self._pending_lock = threading.Lock()  # acks come from pool threads
         self._batching = False
-        self._stalled = False  # the consumer found the prefetch full and stopped taking
-
-    def can_consume(self) -> bool:
-        """Kombu's prefetch check; a refusal is remembered so that the next ack wakes the loop."""
-        if super().can_consume():
-            return True
-        self._stalled = True
-        return bool(super().can_consume())  # an ack in between has seen no stall: look again
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -111,9 +103,6 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
             self._acked.append(delivery_tag)
             full = len(self._acked) >= ACK_BATCH
         _VirtualQoS.ack(self, delivery_tag)
-        if self._stalled:  # room again: the consumer must not sleep out its poll timeout
-            self._stalled = False
-            self.channel.connection.wake_consumer()
         if full:
             self.flush_acks()
 
@@ -270,9 +259,10 @@ class Transport(_RedisTransport):  # type: ignore[misc]  # kombu ships no types 
     """Kombu's Redis transport with the hardened channel and a wake-up for its event loop.
 
     The consumer's event loop sleeps in ``epoll`` until a socket or a timer fires. Work handed
-    to it from other threads (Celery's late acks, ``worker.consumer``) and room freed in a full
-    prefetch (``QoS.ack``) must not wait for that: ``wake_consumer`` writes one byte to a pipe
-    the loop watches, at most one pending at a time.
+    to it from other threads (Celery's late acks, queued by ``worker.consumer``) must not wait
+    for that: ``wake_consumer`` writes one byte to a pipe the loop watches, at most one pending
+    at a time. The acks run at the start of the loop's next tick, before it decides to take
+    more messages, so the room they free is used in that same tick.
     """
 
     Channel = Channel
