@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from producer.classify.sanitize import lowercase
@@ -110,15 +111,25 @@ class TermWeights:
         return TermWeights({t: w * factor if t in terms else w for t, w in self.weights.items()})
 
 
-def weigh_terms(terms: tuple[str, ...], low_text: str, units: int) -> TermWeights:
-    """Inverse-frequency weights of ``terms`` in ``low_text`` made of ``units`` lines or records."""
+def weigh_terms(
+    terms: tuple[str, ...],
+    low_text: str,
+    units: int,
+    count: Callable[[str], int] | None = None,
+) -> TermWeights:
+    """Inverse-frequency weights of ``terms`` in ``low_text`` made of ``units`` lines or records.
+
+    ``count`` (default ``low_text.count``) lets a caller that already scanned for a term reuse
+    what it found instead of paying another pass over the text.
+    """
     units = max(units, 1)
+    count_of = low_text.count if count is None else count
     weights: dict[str, float] = {}
     for term in terms:
-        count = low_text.count(term)
-        if count == 0:
+        found = count_of(term)
+        if found == 0:
             continue
-        frequency = min(count, units)
+        frequency = min(found, units)
         # A term on more than half of the units tells nothing apart.
         weight = math.log((units + 1) / frequency) if frequency * 2 <= units else 0.1
         weights[term] = max(weight, 0.1)

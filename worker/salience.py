@@ -60,9 +60,10 @@ _LONG_LINE = LONG_LINE
 _SNIPPET_BEFORE = 80
 _SNIPPET_AFTER = 200
 _MAX_QUERY_POSITIONS = 12_000
-_MAX_QUERY_LINES = 3_000
 _MAX_CANDIDATES = 5_000
 _MAX_ITEMS = 1_500
+# More query lines than ``_MAX_ITEMS`` could not all be kept anyway.
+_MAX_QUERY_LINES = _MAX_ITEMS
 _TRACE_SCAN = 400
 
 
@@ -76,7 +77,10 @@ def _snippet(text: str, start: int, end: int, pos: int) -> tuple[int, int, str]:
     return lo, hi, (ELLIPSIS if lo > start else "") + body + (ELLIPSIS if hi < end else "")
 
 
-def _positions(low: str, needles: tuple[str, ...], limit: int = 20_000) -> list[int]:
+_POSITIONS_LIMIT = 20_000
+
+
+def _positions(low: str, needles: tuple[str, ...], limit: int = _POSITIONS_LIMIT) -> list[int]:
     """Positions of the needles in ``low``, ascending, at most about ``2 * limit`` per needle.
 
     Past ``limit`` hits a needle is sampled at an even stride over the rest of the text, so a
@@ -112,6 +116,13 @@ class _Hits:
         if found is None:
             found = self._found[needle] = _positions(self.low, (needle,))
         return found
+
+    def count(self, needle: str) -> int:
+        """How often ``needle`` occurs (as ``low.count``), from an earlier complete scan if any."""
+        found = self._found.get(needle)
+        if found is not None and len(found) < _POSITIONS_LIMIT:
+            return len(found)
+        return self.low.count(needle)
 
     def known(self, needle: str) -> list[int] | None:
         """The positions of ``needle`` if it was already searched for."""
@@ -252,7 +263,7 @@ def _score(
     weights = TermWeights()
     if terms:
         units = max(text.count("\n") + 1, len(text) // 120)
-        weights = weigh_terms(terms, low, units)
+        weights = weigh_terms(terms, low, units, hits.count)
     entries: dict[str, _Entry] = {}
     for start in sorted(spans):
         end, kind, anchor = spans[start]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 import redis
 
 from producer.client import Producer
-from producer.contract import Method, new_job_id
+from producer.contract import Method, Queue, new_job_id
 from producer.errors import ProviderError
 from producer.settings import ProviderName, Settings
 from tests.fakemodel import (
@@ -132,3 +134,26 @@ def test_job_ids_are_128_random_bits() -> None:
     ids = {new_job_id() for _ in range(10_000)}
     assert len(ids) == 10_000
     assert all(re.fullmatch(r"[0-9a-f]{32}", job_id) for job_id in ids)
+
+
+def test_the_broker_message_shows_monitors_the_job_id_not_its_command_or_query(
+    settings: Settings, redis_client: redis.Redis
+) -> None:
+    # No worker runs: the message stays in the queue to be read as Celery's monitors would.
+    with Producer(settings) as producer:
+        handle = producer.submit(
+            session_id="monitored",
+            tool_name="bash",
+            output=LOG,
+            command="curl -H 'Authorization: Bearer LEAK-TOKEN' https://x",
+            query="why LEAK-QUERY",
+        )
+    envelope = json.loads(redis_client.lindex(Queue.INTERACTIVE.value, 0))
+    headers = envelope["headers"]
+    assert headers["id"] == handle.job_id
+    assert headers["argsrepr"] == f"(<job {handle.job_id}>,)"
+    assert headers["kwargsrepr"] == "{}"
+    assert "LEAK" not in json.dumps(headers) + json.dumps(envelope["properties"])
+    # The job itself still carries them, for the worker.
+    body = base64.b64decode(envelope["body"]).decode()
+    assert "LEAK-TOKEN" in body and "LEAK-QUERY" in body

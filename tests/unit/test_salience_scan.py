@@ -12,6 +12,7 @@ from worker.lines import split_lines
 from worker.query import file_name_terms, query_terms, weigh_terms
 from worker.salience import (
     _MAX_QUERY_POSITIONS,
+    _POSITIONS_LIMIT,
     _find_at_most,
     _Hits,
     _positions,
@@ -69,6 +70,22 @@ def test_find_at_most_gives_up_past_the_limit_and_reuses_a_finished_search() -> 
     assert _find_at_most(hits, "ab", 5) == [0, 3, 6]
     assert _find_at_most(hits, "ab", 2) is None
     assert hits.merged(("b", "a")) == [0, 1, 3, 4, 6, 7]
+
+
+def test_hits_count_agrees_with_str_count_searched_or_not() -> None:
+    flood = "ab " * (_POSITIONS_LIMIT + 7)  # past the limit the search samples: count afresh
+    for low in ("aaaa", "ab ab ab", "", flood, lowercase(sanitize(TRICKY["flood"]))):
+        for needle in ("aa", "ab", "zz", "failed", "timeout"):
+            fresh = _Hits(low).count(needle)
+            searched = _Hits(low)
+            searched.of(needle)
+            assert fresh == searched.count(needle) == low.count(needle), (needle, low[:20])
+    low = lowercase(sanitize(TRICKY["crlf"]))
+    hits = _Hits(low)
+    hits.merged(("fail", "error"))
+    for units in (1, 400, 10_000):
+        terms = query_terms(QUERY)
+        assert weigh_terms(terms, low, units, hits.count) == weigh_terms(terms, low, units)
 
 
 def _check_items(text: str, tool_type: ToolType, query: str | None) -> None:

@@ -27,7 +27,7 @@ def narrow(text: str, tool_type: ToolType, query: str | None) -> str:
             chosen.append(Salient(0, start, end, text[start:end], Kind.VERDICT, 10.0))
             room -= end - start + 1
     for item in find_salient(text, tool_type, query):
-        if item.start < head or item.end > tail:
+        if item.start < head or item.end > tail or item.end - item.start + 1 > room:
             continue
         grown = with_context(text, item, 1, 2)
         if grown.start < head or grown.end > tail:
