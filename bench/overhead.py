@@ -1,17 +1,18 @@
 """What tersify adds around the model call, and how fast the gate tells a waiter it opened.
 
-Jobs arrive open-loop at ``--rate`` per second (default: half of what the worker's slots can
-carry, ``0.5 × concurrency / latency``) on one shipped worker. Even jobs measure submit →
-``Producer.wait`` returned, minus the model call measured directly (``model_p50_ms``, the same
-request sent straight to the fake, so the fake's and HTTP's own time is not charged to tersify);
-odd jobs measure the result's ``finished_at`` → ``gate.wait_open`` returned, each job on its own
-session. Run: ``.venv/bin/python bench/overhead.py --help``.
-"""
+Jobs arrive open-loop at ``--rate`` per second on one shipped worker. By default the rate is
+half the maximum, measured first on the same worker: ``--jobs`` jobs submitted as fast as one
+thread can, then waited for (a closed-loop burst, like ``throughput.py``). Even jobs measure
+submit → ``Producer.wait`` returned, minus the model call measured directly (``model_p50_ms``,
+the same request sent straight to the fake, so the fake's and HTTP's own time is not charged to
+tersify); odd jobs measure the result's ``finished_at`` → ``gate.wait_open`` returned, each job
+on its own session. Run: ``.venv/bin/python bench/overhead.py --help``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +21,7 @@ from tempfile import TemporaryDirectory
 import httpx
 from _harness import FakeModelProcess, percentile, start_tersify_worker, tool_output
 
-from producer.client import Producer
+from producer.client import Producer, SummaryHandle
 from producer.settings import Settings
 from worker.localredis import LocalRedis
 
@@ -57,13 +58,64 @@ def one_job(producer: Producer, index: int, text: str) -> tuple[str, float]:
     return "gate", opened - result.finished_at.timestamp()
 
 
+def max_rate(producer: Producer, texts: list[str], max_seconds: float) -> float:
+    """Jobs per second when ``texts`` are all submitted at once and then waited for."""
+    handles: list[SummaryHandle] = []
+
+    def submit_all() -> None:
+        for i, text in enumerate(texts):
+            handles.append(
+                producer.submit(session_id=f"burst-{i % 64}", tool_name="grep", output=text)
+            )
+
+    deadline = time.monotonic() + max_seconds
+    started = time.perf_counter()
+    submitter = threading.Thread(target=submit_all, daemon=True)
+    submitter.start()
+    for i in range(len(texts)):
+        while len(handles) <= i:  # the submitter is ahead almost always
+            if time.monotonic() > deadline:
+                raise TimeoutError("the calibration burst took longer than --max-seconds")
+            time.sleep(0.001)
+        handles[i].wait(timeout=max(0.1, deadline - time.monotonic()))
+    elapsed = time.perf_counter() - started
+    submitter.join(10)
+    return len(texts) / elapsed
+
+
+def open_loop(
+    producer: Producer, texts: list[str], rate: float, latency: float, max_seconds: float
+) -> dict[str, list[float]]:
+    """Submit ``texts`` at ``rate`` per second, each from its own thread; the measured times."""
+    times: dict[str, list[float]] = {"result": [], "gate": []}
+    in_flight = int(rate * latency * 2) + 16  # Little's law, with room for a slow tail
+    with ThreadPoolExecutor(in_flight) as pool:
+        warm = [pool.submit(one_job, producer, 2 * i, f"warm-up {i}\n{texts[0]}") for i in range(8)]
+        for future in warm:  # first calls build clients and connections: not counted
+            future.result(timeout=max_seconds)
+        started = time.monotonic()
+        futures = []
+        for i, text in enumerate(texts):
+            due = started + i / rate
+            if due > started + max_seconds:
+                break
+            time.sleep(max(0.0, due - time.monotonic()))
+            futures.append(pool.submit(one_job, producer, i, text))
+        for future in futures:
+            kind, seconds = future.result(timeout=max_seconds)
+            times[kind].append(seconds)
+    return times
+
+
 def main(argv: list[str] | None = None) -> int:
     """Drive the load, print one summary line."""
     defaults = Settings()
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--latency-ms", type=float, default=200.0)
     p.add_argument("--jobs", type=int, default=1000)
-    p.add_argument("--rate", type=float, default=None, help="arrivals per second")
+    p.add_argument(
+        "--rate", type=float, default=None, help="arrivals per second (default: ½ measured max)"
+    )
     p.add_argument("--chars", type=int, default=4000)
     p.add_argument("--pool", default=defaults.worker_pool)
     p.add_argument("--concurrency", type=int, default=defaults.worker_concurrency)
@@ -72,9 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-seconds", type=float, default=120.0)
     args = p.parse_args(argv)
     latency = args.latency_ms / 1000
-    rate = args.rate or 0.5 * args.concurrency / max(latency, 0.01)
     texts = [tool_output(i, args.chars) for i in range(args.jobs)]
-    times: dict[str, list[float]] = {"result": [], "gate": []}
     with (
         TemporaryDirectory(prefix="tersify-bench-") as tmp,
         LocalRedis() as server,
@@ -90,26 +140,16 @@ def main(argv: list[str] | None = None) -> int:
             args.launcher,
             tuple(args.celery_arg),
         )
-        in_flight = int(rate * latency * 2) + 16  # Little's law, with room for a slow tail
         try:
-            with (
-                Producer(Settings(redis_url=server.url)) as producer,
-                ThreadPoolExecutor(in_flight) as pool,
-            ):
-                warm = [pool.submit(one_job, producer, 2 * i, texts[0]) for i in range(8)]
-                for future in warm:  # first calls build clients and connections: not counted
-                    future.result(timeout=args.max_seconds)
-                started = time.monotonic()
-                futures = []
-                for i, text in enumerate(texts):
-                    due = started + i / rate
-                    if due > started + args.max_seconds:
-                        break
-                    time.sleep(max(0.0, due - time.monotonic()))
-                    futures.append(pool.submit(one_job, producer, i, text))
-                for future in futures:
-                    kind, seconds = future.result(timeout=args.max_seconds)
-                    times[kind].append(seconds)
+            with Producer(Settings(redis_url=server.url)) as producer:
+                rate = args.rate
+                if rate is None:
+                    # Outputs of their own: a repeat would be answered from the result cache.
+                    burst = [tool_output(-1 - i, args.chars) for i in range(args.jobs)]
+                    measured = max_rate(producer, burst, args.max_seconds)
+                    rate = 0.5 * measured
+                    print(f"maximum {measured:.1f}/s over {len(texts)} jobs; running at half")
+                times = open_loop(producer, texts, rate, latency, args.max_seconds)
         finally:
             worker.stop()
     model_p50 = percentile(model, 0.5)
