@@ -1,4 +1,4 @@
-"""The test-side view of the corpus loader: ``worker.corpus`` plus the shared sample's location."""
+"""The test-side view of the corpus loader: ``worker.corpus`` plus the sample's location."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from worker.evaluation import kept
 
 __all__ = ["SAMPLE_DIR", "Case", "kept", "load_case", "load_cases"]
 
-# The shared corpus sample sits beside the repository (``../shared/corpus-sample``).
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpus-sample"
+# 18 real tool outputs with the facts a shrink must keep, shipped with the tests.
+SAMPLE_DIR = Path(__file__).resolve().parent / "corpus-sample"
 
 
 def load_cases(directory: Path = SAMPLE_DIR, names: Sequence[str] = ()) -> list[Case]:

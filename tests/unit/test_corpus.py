@@ -1,4 +1,4 @@
-"""The shared corpus sample: classification, and how much each shrink keeps of what matters."""
+"""The corpus sample: classification, and how much each shrink keeps of what matters."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ import pytest
 
 from producer.classify import classify
 from producer.contract import PendingSummary, ToolType
-from tests.corpus import SAMPLE_DIR, Case, kept, load_case, load_cases
+from tests.corpus import Case, kept, load_case, load_cases
 from worker.extractive import extract
 from worker.fallback import HEAD_RATIO, fallback_truncate, head_tail
 from worker.prompts import build_request
 
 BUDGET = 2_000
-pytestmark = pytest.mark.skipif(not SAMPLE_DIR.is_dir(), reason=f"no corpus at {SAMPLE_DIR}")
 
 Shrink = Callable[[Case], str]
 
