@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -30,6 +31,8 @@ if str(ROOT) not in sys.path:
 import redis  # noqa: E402
 
 from producer import keys  # noqa: E402
+from producer.client import Producer, SummaryHandle  # noqa: E402
+from producer.contract import SummaryResult  # noqa: E402
 from producer.settings import Settings  # noqa: E402
 from worker.localredis import free_port  # noqa: E402
 
@@ -53,6 +56,40 @@ def tool_output(index: int, chars: int = 4000) -> str:
         total += len(line) + 1
         n += 1
     return "\n".join(lines)[:chars]
+
+
+def burst(
+    producer: Producer, outputs: Sequence[str], max_seconds: float, session_prefix: str = "bench"
+) -> tuple[list[SummaryResult], float]:
+    """Submit ``outputs`` from one thread while this one waits for each result, in order.
+
+    Returns the results and the seconds from the first submit to the last result. Sessions
+    rotate over 64 ids (``PREFIX-0`` …), so gates close and open as under many agents.
+    """
+    handles: list[SummaryHandle] = []
+
+    def submit_all() -> None:
+        for i, text in enumerate(outputs):
+            handles.append(
+                producer.submit(
+                    session_id=f"{session_prefix}-{i % 64}", tool_name="grep", output=text
+                )
+            )
+
+    deadline = time.monotonic() + max_seconds
+    started = time.perf_counter()
+    submitter = threading.Thread(target=submit_all, daemon=True)
+    submitter.start()
+    results = []
+    for i in range(len(outputs)):
+        while len(handles) <= i:  # the submitter is ahead almost always
+            if time.monotonic() > deadline:
+                raise TimeoutError("submitting took longer than --max-seconds")
+            time.sleep(0.001)
+        results.append(handles[i].wait(timeout=max(0.1, deadline - time.monotonic())))
+    elapsed = time.perf_counter() - started
+    submitter.join(10)
+    return results, elapsed
 
 
 def percentile(values: Sequence[float], q: float) -> float:

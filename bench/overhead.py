@@ -6,22 +6,22 @@ thread can, then waited for (a closed-loop burst, like ``throughput.py``). Even 
 submit → ``Producer.wait`` returned, minus the model call measured directly (``model_p50_ms``,
 the same request sent straight to the fake, so the fake's and HTTP's own time is not charged to
 tersify); odd jobs measure the result's ``finished_at`` → ``gate.wait_open`` returned, each job
-on its own session. Run: ``.venv/bin/python bench/overhead.py --help``."""
+on its own session. Run: ``.venv/bin/python bench/overhead.py --help``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import httpx
-from _harness import FakeModelProcess, percentile, start_tersify_worker, tool_output
+from _harness import FakeModelProcess, burst, percentile, start_tersify_worker, tool_output
 
-from producer.client import Producer, SummaryHandle
+from producer.client import Producer
 from producer.settings import Settings
 from worker.localredis import LocalRedis
 
@@ -56,31 +56,6 @@ def one_job(producer: Producer, index: int, text: str) -> tuple[str, float]:
     if result is None:
         raise RuntimeError("the gate opened before the result was stored")
     return "gate", opened - result.finished_at.timestamp()
-
-
-def max_rate(producer: Producer, texts: list[str], max_seconds: float) -> float:
-    """Jobs per second when ``texts`` are all submitted at once and then waited for."""
-    handles: list[SummaryHandle] = []
-
-    def submit_all() -> None:
-        for i, text in enumerate(texts):
-            handles.append(
-                producer.submit(session_id=f"burst-{i % 64}", tool_name="grep", output=text)
-            )
-
-    deadline = time.monotonic() + max_seconds
-    started = time.perf_counter()
-    submitter = threading.Thread(target=submit_all, daemon=True)
-    submitter.start()
-    for i in range(len(texts)):
-        while len(handles) <= i:  # the submitter is ahead almost always
-            if time.monotonic() > deadline:
-                raise TimeoutError("the calibration burst took longer than --max-seconds")
-            time.sleep(0.001)
-        handles[i].wait(timeout=max(0.1, deadline - time.monotonic()))
-    elapsed = time.perf_counter() - started
-    submitter.join(10)
-    return len(texts) / elapsed
 
 
 def open_loop(
@@ -145,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
                 rate = args.rate
                 if rate is None:
                     # Outputs of their own: a repeat would be answered from the result cache.
-                    burst = [tool_output(-1 - i, args.chars) for i in range(args.jobs)]
-                    measured = max_rate(producer, burst, args.max_seconds)
+                    outputs = [tool_output(-1 - i, args.chars) for i in range(args.jobs)]
+                    done, seconds = burst(producer, outputs, args.max_seconds, "burst")
+                    measured = len(done) / seconds
                     rate = 0.5 * measured
                     print(f"maximum {measured:.1f}/s over {len(texts)} jobs; running at half")
                 times = open_loop(producer, texts, rate, latency, args.max_seconds)

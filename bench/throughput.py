@@ -26,6 +26,7 @@ from _harness import (
     ROOT,
     FakeModelProcess,
     Proc,
+    burst,
     machine_cpu_seconds,
     start_tersify_worker,
     tool_output,
@@ -34,8 +35,8 @@ from _harness import (
 from celery import Celery
 from peers.env import ensure_peer_python, peer_python_path
 
-from producer.client import Producer, SummaryHandle
-from producer.contract import Method, Queue
+from producer.client import Producer
+from producer.contract import Method
 from producer.settings import Settings
 from worker.localredis import LocalRedis
 
@@ -111,38 +112,11 @@ def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs
     outputs = [tool_output(i, args.chars) for i in range(args.jobs)]
 
     def body() -> tuple[int, float, str]:
-        handles: list[SummaryHandle] = []
-        submitted = threading.Event()
         with Producer(Settings(redis_url=url, **lifted)) as producer:  # type: ignore[arg-type]
-
-            def submit_all() -> None:
-                for i, text in enumerate(outputs):
-                    handles.append(
-                        producer.submit(
-                            session_id=f"bench-{i % 64}",
-                            tool_name="grep",
-                            output=text,
-                            queue=Queue.INTERACTIVE,
-                        )
-                    )
-                submitted.set()
-
-            started = time.perf_counter()
-            deadline = time.monotonic() + args.max_seconds
-            thread = threading.Thread(target=submit_all, daemon=True)
-            thread.start()
-            fallbacks: Counter[str] = Counter()
-            for i in range(args.jobs):
-                while len(handles) <= i:  # the submitter is ahead almost always
-                    if time.monotonic() > deadline:
-                        raise TimeoutError("submitting took longer than --max-seconds")
-                    time.sleep(0.001)
-                left = max(0.1, deadline - time.monotonic())
-                result = handles[i].wait(timeout=left)
-                if result.method is not Method.LLM:
-                    fallbacks[f"{result.method}:{result.fallback_reason}"] += 1
-            elapsed = time.perf_counter() - started
-            thread.join(10)
+            results, elapsed = burst(producer, outputs, args.max_seconds)
+        fallbacks = Counter(
+            f"{r.method}:{r.fallback_reason}" for r in results if r.method is not Method.LLM
+        )
         return args.jobs, elapsed, f"not_llm={sum(fallbacks.values())} {dict(fallbacks)}"
 
     return _measured(workers, body)
