@@ -192,6 +192,7 @@ def run_peer(
     py = args.peer_python
     env = Settings().child_env()
     argv = [py, script, "worker", url, fake.openai_base_url, str(slots)]
+    argv.append(args.dramatiq_pool if name == "dramatiq" else str(args.arq_poll_delay))
     workers = []
     client = redis.Redis.from_url(url)
     try:
@@ -240,7 +241,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--no-peer-install", action="store_true", help="skip the peers if their env is missing"
     )
     p.add_argument("--arq-slots", type=int, default=200, help="arq max_jobs")
-    p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq greenlets")
+    p.add_argument("--arq-poll-delay", type=float, default=0.01, help="arq poll_delay, seconds")
+    p.add_argument("--dramatiq-slots", type=int, default=200, help="Dramatiq threads")
+    p.add_argument("--dramatiq-pool", choices=("threads", "gevent"), default="threads")
     p.add_argument("--peer-processes", type=int, default=1, help="arq and Dramatiq workers")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
     p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system and round")

@@ -1,8 +1,9 @@
 """The Dramatiq peer: the same one HTTP call per job, run by ``--peer-python``.
 
-``python bench/peers/dramatiq_peer.py worker REDIS_URL MODEL_URL SLOTS``: a gevent-patched
-Dramatiq worker with ``SLOTS`` greenlet workers (``dramatiq-gevent -t SLOTS``), each with its own
-one-connection httpx client (its best setting);
+``python bench/peers/dramatiq_peer.py worker REDIS_URL MODEL_URL SLOTS [threads|gevent]``: a
+Dramatiq worker with ``SLOTS`` worker threads (``dramatiq -t SLOTS``; or greenlets, as
+``dramatiq-gevent -t SLOTS``), each with its own one-connection httpx client. Threads 200 is its
+best setting on the benchmark machine (docs/PERFORMANCE.md);
 ``python bench/peers/dramatiq_peer.py produce REDIS_URL MODEL_URL JOBS CHARS``: send the jobs.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-if len(sys.argv) > 1 and sys.argv[1] == "worker":
+if sys.argv[1:2] == ["worker"] and sys.argv[5:6] == ["gevent"]:
     from gevent import monkey  # before anything imports socket, ssl or threading
 
     monkey.patch_all()
