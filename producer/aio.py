@@ -23,19 +23,72 @@ from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
 
 _WAIT_SLICE_SECONDS = 5.0
+# How long a command waits for a free pooled connection before it counts as Redis unavailable.
+_POOL_WAIT_SECONDS = 5.0
+# How often a waiter past the blocking slots looks for its result.
+_POLL_SECONDS = 0.25
 
 
 def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asyncio.Redis:
-    """An asyncio Redis client sized and timed for tersify's calls."""
-    client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(
+    """An asyncio Redis client sized and timed for tersify's calls.
+
+    When all ``redis_pool_size`` connections are busy a command waits (up to 5 s) for one to
+    come free, instead of failing at once as "Redis unavailable".
+    """
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
         settings.redis_url,
         max_connections=settings.redis_pool_size,
+        timeout=_POOL_WAIT_SECONDS,
         socket_timeout=_WAIT_SLICE_SECONDS + 5.0,
         socket_connect_timeout=5.0,
         decode_responses=decode,
         retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 3),
     )
-    return client
+    return redis.asyncio.Redis.from_pool(pool)
+
+
+class ListHeadWaiter:
+    """Waits for the first item of a Redis list (a stored result) without starving the client.
+
+    A waiter blocks in ``BLMOVE`` from the list onto itself (woken the moment the worker pushes,
+    the value left in place) while one of the blocking slots is free: half of the client's
+    connections, so the other half always serves submits and reads. Past that, a waiter reads
+    ``LINDEX`` every 0.25 s instead, holding no connection while it sleeps: any number of
+    waiters, each at most a poll interval late.
+    """
+
+    def __init__(self, client: redis.asyncio.Redis, settings: Settings) -> None:
+        self._client = client
+        self._slots = asyncio.Semaphore(max(1, settings.redis_pool_size // 2))
+
+    async def head(self, key: str, timeout: float) -> Any:
+        """The list's first item, or None once ``timeout`` passed; looks at least once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if self._slots.locked():
+                    raw = await self._client.lindex(key, 0)  # type: ignore[misc]
+                    if raw is None and remaining > 0:
+                        await asyncio.sleep(min(_POLL_SECONDS, remaining))
+                        continue  # and look once more, even when the deadline came meanwhile
+                else:
+                    async with self._slots:
+                        raw = await self._client.blmove(
+                            key,
+                            key,
+                            # redis-py's stub says int; Redis takes fractional seconds here
+                            max(0.01, min(remaining, _WAIT_SLICE_SECONDS)),  # type: ignore[arg-type]
+                            "LEFT",
+                            "RIGHT",
+                        )
+            except (redis.ConnectionError, redis.TimeoutError):
+                if remaining <= 0:
+                    raise RedisUnavailableError("Redis unreachable while waiting") from None
+                await asyncio.sleep(min(0.2, remaining))
+                continue
+            if raw is not None or time.monotonic() >= deadline:
+                return raw
 
 
 class AsyncSummaryHandle:
@@ -70,6 +123,7 @@ class AsyncProducer:
         self._gate_redis = async_redis_client(self.settings, decode=True)
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
         self._publisher = Publisher(self.settings)
+        self._results = ListHeadWaiter(self._redis, self.settings)
 
     async def submit(
         self,
@@ -160,28 +214,10 @@ class AsyncProducer:
 
     async def wait(self, job_id: str, timeout: float = 60.0) -> SummaryResult:
         """Wait until the job's result is stored; ``ResultTimeoutError`` after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        key = keys.result(job_id)
-        while True:
-            remaining = deadline - time.monotonic()
-            try:
-                raw = await self._redis.blmove(
-                    key,
-                    key,
-                    # redis-py's stub says int; Redis takes fractional seconds here
-                    max(0.01, min(remaining, _WAIT_SLICE_SECONDS)),  # type: ignore[arg-type]
-                    "LEFT",
-                    "RIGHT",
-                )
-            except (redis.ConnectionError, redis.TimeoutError):
-                if remaining <= 0:
-                    raise RedisUnavailableError("Redis unreachable while waiting") from None
-                await asyncio.sleep(min(0.2, max(0.0, remaining)))
-                continue
-            if raw is not None:
-                return parse_result(raw)
-            if time.monotonic() >= deadline:
-                raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
+        raw = await self._results.head(keys.result(job_id), timeout)
+        if raw is None:
+            raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
+        return parse_result(raw)
 
     async def close(self) -> None:
         """Close connections."""

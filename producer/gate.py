@@ -13,6 +13,7 @@ Batch jobs never touch the gate: callers simply do not call ``close_for`` for th
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import redis
@@ -35,6 +36,9 @@ from producer.gate_protocol import (
 )
 from producer.gate_scripts import SOURCES
 from producer.settings import Settings
+
+# How often a waiter that could not subscribe re-reads the gate.
+_POLL_SECONDS = 0.25
 
 __all__ = [
     "AsyncSessionGate",
@@ -163,6 +167,8 @@ class AsyncSessionGate:
         self._settings = settings
         self._protocol = GateCalls(settings)
         self._scripts = {name: client.register_script(src) for name, src in SOURCES.items()}
+        # A waiter holds a subscribed connection: at most half the pool, the rest poll.
+        self._subscribers = asyncio.Semaphore(max(1, settings.redis_pool_size // 2))
 
     async def _run(self, call: Call[T]) -> T:
         with unavailable_as_error(call.operation):
@@ -223,10 +229,22 @@ class AsyncSessionGate:
         return await self._run(self._protocol.status(session_id))
 
     async def wait_open(self, session_id: str, timeout: float) -> bool:
-        """Wait until the gate is open (True) or ``timeout`` seconds pass (False)."""
+        """Wait until the gate is open (True) or ``timeout`` seconds pass (False).
+
+        A waiter subscribes to the session's gate events (woken the moment the gate opens)
+        while half the client's connections or fewer are subscribed; past that, it re-reads
+        the gate every 0.25 s instead, so waiters never take the connections that submits and
+        reads need.
+        """
         deadline = time.monotonic() + timeout
         try:
-            async with self._client.pubsub() as pubsub:
+            if self._subscribers.locked():
+                while True:
+                    step = wait_step(await self._state(session_id), deadline)
+                    if isinstance(step, bool):
+                        return step
+                    await asyncio.sleep(min(step, _POLL_SECONDS))
+            async with self._subscribers, self._client.pubsub() as pubsub:
                 await pubsub.subscribe(keys.gate_events(session_id))
                 await pubsub.get_message(timeout=max(0.0, min(timeout, RECHECK_SECONDS)))
                 while True:

@@ -389,3 +389,44 @@ def test_docs_openapi_json_is_the_document_the_server_serves(api: ApiServer) -> 
     )
     served = httpx.get(f"{api.url}/openapi.json").json()
     assert served == json.loads(render())
+
+
+def test_more_long_polls_than_redis_connections_neither_fail_nor_block_submits(
+    start_api: Callable[..., ApiServer], start_worker: StartWorker, redis_client: redis.Redis
+) -> None:
+    server = start_api(redis_pool_size="6")
+    polls = 10  # of each kind, more than the process's Redis connections
+    with client(server) as http:
+        job_ids = [
+            http.post("/v1/summaries", json=summary_body(f"many-{i}")).json()["job_id"]
+            for i in range(polls)
+        ]
+        answers: dict[str, httpx.Response] = {}
+
+        def poll(path: str) -> None:
+            with client(server) as own:
+                answers[path] = own.get(path, params={"wait": 30})
+
+        paths = [f"/v1/summaries/{job_id}" for job_id in job_ids]
+        paths += [f"/v1/sessions/many-{i}/gate" for i in range(polls)]
+        threads = [threading.Thread(target=poll, args=(path,)) for path in paths]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)  # every poll is waiting now: no worker runs yet
+        connections = redis_client.client_list()
+        blocked = [c for c in connections if "b" in c["flags"]]  # in BLMOVE right now
+        subscribed = [c for c in connections if int(c["sub"]) > 0]
+        # Half of each client's 6 connections at most block or subscribe; the rest poll.
+        assert 1 <= len(blocked) <= 3
+        assert 1 <= len(subscribed) <= 3
+        # Waiting requests must not take the connections submits and reads need.
+        late = http.post("/v1/summaries", json=summary_body("late"))
+        assert late.status_code == 202, late.text
+        assert http.get(paths[0]).status_code == 202
+        assert http.get("/v1/sessions/many-0/gate").json()["open"] is False
+        start_worker()
+        for thread in threads:
+            thread.join(timeout=45)
+    assert not any(thread.is_alive() for thread in threads)
+    assert {path: answers[path].status_code for path in paths} == dict.fromkeys(paths, 200)
+    assert all(answers[path].json()["open"] is True for path in paths if path.endswith("/gate"))

@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp
 
-from producer.aio import AsyncProducer, async_redis_client
+from producer.aio import AsyncProducer, ListHeadWaiter, async_redis_client
 from producer.client import Producer, redis_client
 from producer.errors import RedisUnavailableError
 from producer.settings import Settings
@@ -61,6 +61,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # made once per process and shared by every request; nothing here is per-request state
     app.state.producer = AsyncProducer(settings)
     app.state.redis = async_redis_client(settings, decode=True)
+    app.state.compactions = ListHeadWaiter(app.state.redis, settings)
     app.state.sync_producer = Producer(settings)
     spill_client = redis_client(settings)
     app.state.spill = SpillStore(spill_client, ttl_seconds=settings.payload_ttl_seconds)

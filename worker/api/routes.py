@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable
 from typing import Annotated, cast
 
@@ -13,7 +12,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from producer import keys
-from producer.aio import AsyncProducer
+from producer.aio import AsyncProducer, ListHeadWaiter
 from producer.client import Producer
 from producer.compaction import CompactionResult
 from producer.contract import Method, SessionId, SummaryResult
@@ -33,9 +32,6 @@ from worker.api.bodies import (
 from worker.api.problems import ApiProblem, documented
 
 router = APIRouter(prefix="/v1")
-
-# One BLMOVE never blocks longer than this: under the Redis client's socket timeout.
-_WAIT_SLICE_SECONDS = 5.0
 
 JobId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$", description="A job id.")]
 SessionPath = Annotated[SessionId, Path(description="The session id (URL-encode any '/').")]
@@ -175,7 +171,8 @@ async def get_compaction(
 ) -> JSONResponse:
     """The compaction's result: 200 when stored, 202 while running, 404 when unknown."""
     client: redis.asyncio.Redis = request.app.state.redis
-    raw = await _read_list_head(client, keys.compaction_result(job_id), _capped(request, wait))
+    waiter: ListHeadWaiter = request.app.state.compactions
+    raw = await waiter.head(keys.compaction_result(job_id), _capped(request, wait))
     if raw is None:
         owner = await _awaited(client.get(keys.compaction_job(job_id)))
         if owner is None or not caller.allows(str(owner)):
@@ -185,25 +182,6 @@ async def get_compaction(
     if not caller.allows(result.session_id):
         raise JobNotFoundError(f"no compaction {job_id!r}")
     return JSONResponse(result.model_dump(mode="json"))
-
-
-async def _read_list_head(client: redis.asyncio.Redis, key: str, timeout: float) -> str | None:
-    # BLMOVE from the list onto itself: woken the moment the worker pushes, value left in place
-    deadline = time.monotonic() + timeout
-    try:
-        raw = await _awaited(client.lindex(key, 0))
-        while raw is None and (remaining := deadline - time.monotonic()) > 0:
-            raw = await client.blmove(
-                key,
-                key,
-                # redis-py's stub says int; Redis takes fractional seconds here
-                max(0.01, min(remaining, _WAIT_SLICE_SECONDS)),  # type: ignore[arg-type]
-                "LEFT",
-                "RIGHT",
-            )
-    except redis.RedisError as exc:
-        raise RedisUnavailableError(f"could not read the result: {type(exc).__name__}") from None
-    return raw
 
 
 @router.get(
