@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
 import redis
 
 from worker.localredis import LocalRedis
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let the processes the tests start feel Ctrl-C, however the suite itself was started.
+
+    A background job of a non-interactive shell starts with SIGINT ignored, and an ignored
+    signal stays ignored in every child: the tests that interrupt a CLI (``status --watch``,
+    ``reprocess``) would then wait for it in vain. A handled signal is reset in a child.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
