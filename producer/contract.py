@@ -62,6 +62,23 @@ class FallbackReason(StrEnum):
     INTERNAL_ERROR = "internal_error"
 
 
+class DeadLetterReason(StrEnum):
+    """Why a worker refused a queue entry: the dead-letter record's ``reason`` and metric label."""
+
+    OVERSIZED = "oversized"  # the raw entry is over TERSIFY_MAX_QUEUE_ENTRY_BYTES (unparsed)
+    NOT_JSON = "not_json"  # the raw entry is not JSON text
+    BAD_ENVELOPE = "bad_envelope"  # not a complete kombu message (a field missing, null, mistyped)
+    BAD_BODY = "bad_body"  # the body is not Celery's [args, kwargs, embed], or links tasks
+    UNDECODABLE_BODY = "undecodable_body"  # Celery could not decode the body
+    UNKNOWN_TASK = "unknown_task"  # no worker task has the message's name
+    REJECTED = "rejected"  # Celery refused the message as invalid
+    DELIVERY_FAILED = "delivery_failed"  # anything else raised between the queue and the task
+    BAD_ARGUMENTS = "bad_arguments"  # the task was called with the wrong arguments
+    INVALID_JOB = "invalid_job"  # the job message breaks the contract (schema, fields)
+    PAYLOAD_MISSING = "payload_missing"  # the job's stored output expired before a worker took it
+    TASK_FAILED = "task_failed"  # the task raised past its own handling (a bug, Redis lost)
+
+
 def new_job_id() -> str:
     """An unguessable job id (128 random bits, URL-safe hex)."""
     return secrets.token_hex(16)

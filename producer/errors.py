@@ -5,7 +5,8 @@
     TersifyError
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
     │   ├── OutputTooLargeError    output over TERSIFY_MAX_OUTPUT_BYTES
-    │   └── UnsupportedSchemaError a schema_version this build does not speak
+    │   ├── UnsupportedSchemaError a schema_version this build does not speak
+    │   └── RefusedEntryError      a queue entry a worker dead-letters (carries a reason)
     ├── RedisUnavailableError      Redis could not be reached; nothing was enqueued
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
@@ -17,7 +18,7 @@ connection errors); the worker never retries past the job's deadline.
 
 from __future__ import annotations
 
-from producer.contract import FallbackReason
+from producer.contract import DeadLetterReason, FallbackReason
 
 
 class TersifyError(Exception):
@@ -34,6 +35,15 @@ class OutputTooLargeError(InvalidJobError):
 
 class UnsupportedSchemaError(InvalidJobError):
     """The message speaks a schema version this build does not know."""
+
+
+class RefusedEntryError(InvalidJobError):
+    """A queue entry that is not a complete job message; ``reason`` is its dead-letter reason."""
+
+    def __init__(self, reason: DeadLetterReason, detail: str) -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
 
 
 class RedisUnavailableError(TersifyError):

@@ -90,6 +90,11 @@ class Settings(BaseSettings):
     visibility_timeout_seconds: int = Field(
         120, ge=1, description="A job unacked this long is redelivered; keep above the longest run."
     )
+    max_queue_entry_bytes: int = Field(
+        4 * 1024 * 1024,
+        ge=64 * 1024,
+        description="Queue entries over this are dead-lettered unparsed (a job is 1–2 KB).",
+    )
     session_log_dir: Path = Field(Path(".tersify/sessions"), description="Per-session JSONL logs.")
 
     # Worker

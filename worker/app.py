@@ -22,7 +22,7 @@ def create_app(settings: Settings) -> Celery:
     """Build the worker app for ``settings``."""
     app = Celery("tersify", broker=settings.redis_url)
     app.conf.update(
-        # kombu's Redis transport, but a non-JSON queue entry is dead-lettered, not fatal.
+        # kombu's Redis transport, but an incomplete queue entry is dead-lettered, not fatal.
         broker_transport="worker.transport:Transport",
         # Celery's consumer, but what it refuses undecoded lands in the dead-letter list, and
         # its event loop wakes for acks queued by pool threads (worker/consumer.py).
@@ -43,7 +43,10 @@ def create_app(settings: Settings) -> Celery:
         worker_prefetch_multiplier=settings.worker_prefetch_multiplier,
         task_queues=[KombuQueue(q.value, routing_key=q.value) for q in Queue],
         task_default_queue=Queue.INTERACTIVE.value,
-        broker_transport_options=broker_options(settings),
+        broker_transport_options={
+            **broker_options(settings),
+            "max_entry_bytes": settings.max_queue_entry_bytes,
+        },
         broker_connection_retry_on_startup=True,
         worker_pool=settings.worker_pool,
         worker_concurrency=settings.worker_concurrency,
@@ -55,7 +58,6 @@ def create_app(settings: Settings) -> Celery:
     )
     app.conf.tersify_settings = settings
     app.autodiscover_tasks(["worker"], related_name="tasks", force=True)
-    import worker.deadletters  # noqa: F401 - connects the dead-letter signal handlers
 
     return app
 

@@ -1,5 +1,9 @@
-"""Celery's consumer, with two changes: refused messages are dead-lettered, and the event loop
-is woken when a pool thread hands it work.
+"""Celery's consumer, with two changes: what it refuses is dead-lettered, and the event loop is
+woken when a pool thread hands it work.
+
+Celery refuses some messages before any task runs: a body it cannot decode (it acks and logs
+it), a task name no worker knows, a message it rejects as invalid. Each ends in the dead-letter
+list with its reason (``on_decode_error`` and the two signal handlers below).
 
 Celery runs every late ack on the consumer's event loop: a pool thread that finishes a task
 queues the ack with ``call_soon`` and returns. Nothing wakes the loop, which sleeps in ``epoll``
@@ -13,9 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import signals
 from celery.worker.consumer import Consumer as CeleryConsumer
 
-from worker.deadletters import dead_letter_refused
+from producer.contract import DeadLetterReason
+from worker.deadletter import dead_letter
+from worker.runtime import get_runtime
 
 _BaseConsumer: Any = CeleryConsumer
 
@@ -34,5 +41,22 @@ class Consumer(_BaseConsumer):  # type: ignore[misc]  # celery-types leaves it u
 
     def on_decode_error(self, message: Any, exc: Exception) -> None:
         """Dead-letter, then let Celery log and acknowledge the message as it always does."""
-        dead_letter_refused(message, f"undecodable body: {type(exc).__name__}")
+        detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+        _refused(message, DeadLetterReason.UNDECODABLE_BODY, detail)
         super().on_decode_error(message, exc)
+
+
+def _refused(message: Any, reason: DeadLetterReason, detail: str) -> None:
+    body = getattr(message, "body", None)
+    dead_letter(get_runtime().redis, reason, detail, body)
+
+
+@signals.task_unknown.connect
+def _unknown_task(message: Any = None, name: str = "?", **_: Any) -> None:
+    _refused(message, DeadLetterReason.UNKNOWN_TASK, f"no task named {str(name)[:200]!r}")
+
+
+@signals.task_rejected.connect
+def _rejected(message: Any = None, exc: BaseException | None = None, **_: Any) -> None:
+    detail = f"{type(exc).__name__}: {str(exc)[:200]}" if exc else "unknown format"
+    _refused(message, DeadLetterReason.REJECTED, detail)

@@ -90,6 +90,12 @@ CHARS = Counter(
 CACHE_HITS = Counter(
     "tersify_cache_hits", "Jobs answered from the summary cache.", registry=REGISTRY
 )
+DEAD_LETTERS = Counter(
+    "tersify_dead_letters",
+    "Queue entries a worker refused and kept in the dead-letter list, by reason.",
+    ["reason"],
+    registry=REGISTRY,
+)
 GATE_HOLD = Histogram(
     "tersify_gate_hold_seconds",
     "How long one interactive job kept its session's gate closed (submission to release).",
@@ -107,6 +113,7 @@ JOB_METRICS = (
     FALLBACKS,
     CHARS,
     CACHE_HITS,
+    DEAD_LETTERS,
     GATE_HOLD,
 )
 

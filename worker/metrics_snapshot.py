@@ -134,7 +134,14 @@ def dead_letters(client: redis.Redis, limit: int) -> list[dict[str, Any]]:
     found = []
     for raw in _range(client, keys.DEAD_LETTERS, limit):
         record = json.loads(text(raw))
-        found.append({"reason": record.get("reason"), "at": record.get("at")})
+        found.append(
+            {
+                "reason": record.get("reason"),
+                "detail": record.get("detail"),
+                "queue": record.get("queue"),
+                "at": record.get("at"),
+            }
+        )
     return found
 
 

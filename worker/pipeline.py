@@ -5,16 +5,14 @@ Every path ends in a stored result or a dead-letter record; nothing half-done st
 
 from __future__ import annotations
 
-import json
-import time
 from datetime import datetime
 
-import redis
 import structlog
 
 from producer import keys, payloads
 from producer.classify import classify
 from producer.contract import (
+    DeadLetterReason,
     FallbackReason,
     PendingSummary,
     SummaryResult,
@@ -26,12 +24,11 @@ from producer.gate import CompletionOutcome
 from producer.wire import parse_message, rebuild_job
 from worker import metrics
 from worker.cache import cache_key
+from worker.deadletter import dead_letter
 from worker.runtime import Runtime
 from worker.summarize import Outcome, fallback, summarize
 
 log = structlog.get_logger("tersify.worker")
-
-DEAD_LETTER_KEEP = 1000
 
 
 def process(raw: object, rt: Runtime) -> SummaryResult | None:
@@ -39,7 +36,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
     try:
         message = parse_message(raw)
     except InvalidJobError as exc:
-        dead_letter(rt, raw, str(exc))
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
     job_id = str(message.job.get("job_id", ""))
     key = None
@@ -56,12 +53,13 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         log.info("job_skipped_duplicate", job_id=job_id)
         return None
     if blob is None:
-        dead_letter(rt, raw, "the job's output expired before a worker took it")
+        detail = "the job's output expired before a worker took it"
+        dead_letter(rt.redis, DeadLetterReason.PAYLOAD_MISSING, detail, raw)
         return None
     try:
         job = rebuild_job(message, payloads.decode(blob))
     except InvalidJobError as exc:
-        dead_letter(rt, raw, str(exc))
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
     with (
         structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id),
@@ -154,17 +152,3 @@ def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOu
         except OSError as exc:
             log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
     return outcome
-
-
-def dead_letter(rt: Runtime, raw: object, reason: str) -> None:
-    """Record a refused message with its reason; it is acknowledged and never retried."""
-    excerpt = json.dumps(raw, default=str)[:2000]
-    record = json.dumps({"reason": reason, "message": excerpt, "at": time.time()})
-    log.error("job_rejected", reason=reason)
-    try:
-        with rt.redis.pipeline(transaction=False) as pipe:
-            pipe.lpush(keys.DEAD_LETTERS, record)
-            pipe.ltrim(keys.DEAD_LETTERS, 0, DEAD_LETTER_KEEP - 1)
-            pipe.execute()
-    except redis.RedisError as exc:
-        log.error("dead_letter_failed", error=type(exc).__name__)

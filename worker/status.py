@@ -135,7 +135,8 @@ def render(status: dict[str, Any]) -> Group:
             f.get("detail") or "",
         )
     for d in status["dead_letters"]:
-        failures.add_row(_when(d.get("at") or 0), "dead letter", "-", "-", "-", str(d["reason"]))
+        reason, detail = str(d["reason"]), str(d.get("detail") or "")
+        failures.add_row(_when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
     return Group(queues, workers, gated, failures)
 
 

@@ -1,9 +1,12 @@
-"""Kombu's Redis transport, hardened against poison messages written straight into a queue.
+"""Kombu's Redis transport, hardened against poison entries written straight into a queue.
 
-Kombu decodes each popped queue entry as JSON; an entry that is not JSON raises out of the
-consumer loop and stops the worker ("Unrecoverable error"), and a restarted worker would meet
-the next one the same way. Here such an entry, already popped, is recorded in the dead-letter
-list with its reason and the consumer carries on.
+Kombu trusts each popped queue entry: one that is not JSON, or a JSON envelope with a field
+missing, null or of the wrong type, raises out of the consumer loop and stops the worker
+("Unrecoverable error"), and every restarted worker meets the next one the same way. Here each
+entry is first checked whole (``worker.envelope``: size, JSON, envelope, Celery's body) and an
+incomplete one is dead-lettered with its reason; whatever still raises on the way from the queue
+to a task is caught at that boundary, dead-lettered, and its delivery forgotten so it is never
+redelivered. The consumer carries on in every case.
 
 It also keeps one Redis client per channel for kombu's short operations. Kombu builds a new
 ``redis.Redis`` for every one of them (the unacked-index write of each delivered message, each
@@ -21,7 +24,6 @@ else is kombu's own.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -36,13 +38,13 @@ from kombu.transport import virtual
 from kombu.transport.virtual import Empty
 from kombu.utils.encoding import bytes_to_str
 from kombu.utils.json import dumps as kombu_dumps
-from kombu.utils.json import loads as kombu_loads
 
-from producer import keys
+from producer.contract import DeadLetterReason
+from producer.errors import RefusedEntryError
+from worker.deadletter import dead_letter
+from worker.envelope import check_entry
 
 log = structlog.get_logger("tersify.transport")
-
-DEAD_LETTER_KEEP = 1000
 
 
 # kombu's stubs do not describe the Redis channel's internals that are overridden here.
@@ -106,6 +108,19 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
         if full:
             self.flush_acks()
 
+    def reject(self, delivery_tag: str, requeue: bool = False) -> None:
+        """Requeue (after writing what is pending), or drop like an ack, in the same batch.
+
+        Kombu's own reject removes the unacked record at once, before a record still pending in
+        the current batch is written: the record would then outlive its message, which would be
+        redelivered after the visibility timeout (Celery rejects unknown tasks this way).
+        """
+        if requeue:
+            self.flush_acks()
+            super().reject(delivery_tag, requeue=True)
+        else:
+            self.ack(delivery_tag)
+
     def flush_acks(self) -> None:
         """Write every pending unacked record, then every pending ack (one round trip)."""
         with self._pending_lock:
@@ -135,9 +150,11 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
 
 
 class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for it
-    """A Redis channel that dead-letters undecodable queue entries instead of dying on them."""
+    """A Redis channel that dead-letters incomplete queue entries instead of dying on them."""
 
     QoS = QoS
+    from_transport_options = (*_RedisChannel.from_transport_options, "max_entry_bytes")
+    max_entry_bytes = 4 * 1024 * 1024  # set from TERSIFY_MAX_QUEUE_ENTRY_BYTES by the worker app
     _shared_client: Any = None
     _sent = "BRPOP"  # the blocking pop in flight
     _take = TAKE_BATCH  # 1 once Redis refused BLMPOP
@@ -175,47 +192,55 @@ class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for 
         return None
 
     def _brpop_read(self, **options: Any) -> bool:
-        if self._sent == "BLMPOP":
-            return self._blmpop_read(**options)
-        try:
-            return bool(super()._brpop_read(**options))
-        except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError
-            self._dead_letter(exc)
-            return True  # the entry was consumed; poll again
-
-    def _blmpop_read(self, **options: Any) -> bool:
-        """Deliver every message one BLMPOP took; put back any that could not be delivered."""
+        """Deliver what the blocking pop in flight took (one BRPOP entry, or a BLMPOP batch)."""
         connection = self.client.connection
         key, items = "", []
         try:
             try:
-                reply = self.client.parse_response(connection, "BLMPOP", **options)
-            except redis.ResponseError as exc:  # before Redis 7.0: one message per BRPOP
+                reply = self.client.parse_response(connection, self._sent, **options)
+            except redis.ResponseError as exc:
+                if self._sent != "BLMPOP":
+                    raise
                 log.warning("blmpop_unavailable", error=str(exc)[:200])
-                self._take = 1
+                self._take = 1  # before Redis 7.0: one message per BRPOP
                 raise Empty() from None
             except self.connection_errors:
                 connection.disconnect()  # the next poll reconnects
                 raise
             if not reply:
                 raise Empty()
-            key, items = bytes_to_str(reply[0]), list(reply[1])
+            key = bytes_to_str(reply[0])
+            items = list(reply[1]) if self._sent == "BLMPOP" else [reply[1]]
             queue = key.rsplit(self.sep, 1)[0]
             self._queue_cycle.rotate(queue)
             with self.qos.batch():
                 while items:
-                    try:
-                        payload = kombu_loads(bytes_to_str(items[0]))
-                    except (ValueError, TypeError) as exc:
-                        self._dead_letter(exc)
-                    else:
-                        self.connection._deliver(payload, queue)
+                    self._deliver_entry(items[0], queue)
                     items.pop(0)
             return True
         finally:
             self._in_poll = None
             if items:  # delivery failed part-way: the rest go back, nothing is lost
                 self._put_back(key, items)
+
+    def _deliver_entry(self, item: bytes, queue: str) -> None:
+        """Hand one raw entry to the consumer, or dead-letter it; only Redis errors escape."""
+        try:
+            envelope = check_entry(item, self.max_entry_bytes)
+        except RefusedEntryError as exc:
+            self._dead_letter(exc.reason, exc.detail, item, queue)
+            return
+        try:
+            self.connection._deliver(envelope, queue)
+        except (redis.RedisError, OSError, *self.connection_errors):
+            raise  # the broker's fault, not the entry's: it goes back to the queue
+        except Exception as exc:
+            log.exception("delivery_failed", queue=queue)
+            detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+            self._dead_letter(DeadLetterReason.DELIVERY_FAILED, detail, item, queue)
+            tag = envelope["properties"]["delivery_tag"]
+            if tag in self.qos._delivered:  # recorded as unacked: never redeliver it
+                self.qos.ack(tag)
 
     def _put_back(self, key: str, items: list[bytes]) -> None:
         """Return taken, undelivered messages to the consuming end of their list, in order."""
@@ -236,23 +261,22 @@ class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for 
         super().close()
 
     def _get(self, queue: str) -> Any:
-        try:
-            return super()._get(queue)
-        except (ValueError, TypeError) as exc:
-            self._dead_letter(exc)
-            raise Empty() from None
+        """Kombu's non-blocking take (``basic_get``), with the same check as the consumer's."""
+        with self.conn_or_acquire() as client:
+            for priority in self.priority_steps:
+                name = self._q_for_pri(queue, priority)
+                item = client.rpop(name)
+                if not item:
+                    continue
+                try:
+                    return check_entry(item, self.max_entry_bytes)
+                except RefusedEntryError as exc:
+                    self._dead_letter(exc.reason, exc.detail, item, queue)
+        raise Empty()
 
-    def _dead_letter(self, exc: Exception) -> None:
-        reason = f"undecodable queue entry: {type(exc).__name__}: {str(exc)[:200]}"
-        log.error("job_rejected", reason=reason)
-        record = json.dumps({"reason": reason, "message": None, "at": time.time()})
-        try:
-            with self.conn_or_acquire() as client, client.pipeline() as pipe:
-                pipe.lpush(keys.DEAD_LETTERS, record)
-                pipe.ltrim(keys.DEAD_LETTERS, 0, DEAD_LETTER_KEEP - 1)
-                pipe.execute()
-        except (redis.RedisError, OSError):
-            pass  # the reason is in the log; Redis is gone
+    def _dead_letter(self, reason: DeadLetterReason, detail: str, item: bytes, queue: str) -> None:
+        with self.conn_or_acquire() as client:
+            dead_letter(client, reason, detail, item, queue=queue)
 
 
 class Transport(_RedisTransport):  # type: ignore[misc]  # kombu ships no types for it

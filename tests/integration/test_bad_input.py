@@ -87,8 +87,8 @@ def test_a_malformed_message_is_dead_lettered_not_retried(
     while redis_client.llen(keys.DEAD_LETTERS) < 2:
         assert time.monotonic() < deadline, "messages were not dead-lettered"
         time.sleep(0.05)
-    reasons = [json.loads(r)["reason"] for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)]
-    assert any("schema_version" in r for r in reasons)
+    records = redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
+    assert any("schema_version" in json.loads(r)["detail"] for r in records)
     # the worker is still healthy: a real job after the bad ones completes
     result = producer.submit(session_id="after", tool_name="bash", output=BIG + "\nerror: x").wait(
         30
@@ -125,12 +125,9 @@ def test_garbage_written_straight_into_the_queue_is_dead_lettered_and_the_worker
     while redis_client.llen(keys.DEAD_LETTERS) < 3:
         assert time.monotonic() < deadline, "the poison messages were not dead-lettered"
         time.sleep(0.05)
-    reasons = " | ".join(
-        json.loads(r)["reason"] for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
-    )
-    assert "undecodable queue entry" in reasons
-    assert "undecodable body" in reasons
-    assert "unknown task 'no.such.task'" in reasons
+    records = [json.loads(r) for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)]
+    assert sorted(r["reason"] for r in records) == ["bad_body", "not_json", "unknown_task"]
+    assert any("no.such.task" in r["detail"] for r in records)
     assert worker.proc is not None and worker.proc.poll() is None
     result = producer.submit(session_id="after-poison", tool_name="bash", output=BIG + "\nerror: x")
     assert result.wait(30).method is Method.EXTRACTIVE

@@ -31,12 +31,19 @@ def connection(redis_server: LocalRedis, redis_client: redis.Redis) -> Iterator[
         yield conn
 
 
-def publish(conn: Connection, bodies: list[Any]) -> None:
-    """Publish JSON bodies to the test queue, in order."""
+def publish(conn: Connection, items: list[dict[str, int]]) -> None:
+    """Publish each item to the test queue as a Celery message's argument, in order."""
     queue = KombuQueue(QUEUE, routing_key=QUEUE)
     producer = conn.Producer(serializer="json")
-    for body in bodies:
-        producer.publish(body, routing_key=QUEUE, declare=[queue])
+    for n, item in enumerate(items):
+        headers = {"task": "test.task", "id": f"job-{n}"}
+        body = [[item], {}, {}]  # Celery's protocol 2: args, kwargs, embed
+        producer.publish(body, routing_key=QUEUE, declare=[queue], headers=headers)
+
+
+def arg(body: Any) -> Any:
+    """The one argument a published message carries."""
+    return body[0][0]
 
 
 def consume(
@@ -78,7 +85,7 @@ def test_a_backlog_is_taken_in_batches_in_order_and_recorded_as_unacked_together
 
     received = consume(connection, 10, on_message=count_rounds)
 
-    assert [body["n"] for body, _ in received] == list(range(10))  # FIFO, as kombu
+    assert [arg(body)["n"] for body, _ in received] == list(range(10))  # FIFO, as kombu
     assert rounds == [0] * 10  # one BLMPOP took all ten before the first was delivered
     assert redis_client.hlen(UNACKED) == 10
     for _, message in received:
@@ -106,26 +113,47 @@ def test_an_undecodable_entry_in_a_batch_is_dead_lettered_and_the_rest_delivered
 
     received = consume(connection, 2)
 
-    assert [body["n"] for body, _ in received] == [0, 1]
+    assert [arg(body)["n"] for body, _ in received] == [0, 1]
     (record,) = redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
-    assert "undecodable queue entry" in json.loads(record)["reason"]
+    assert json.loads(record)["reason"] == "not_json"
 
 
-def test_messages_left_when_a_delivery_fails_go_back_to_the_queue_in_order(
+def test_an_entry_whose_delivery_raises_is_dead_lettered_forgotten_and_the_rest_delivered(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": n} for n in range(4)])
+
+    def break_on_second(body: Any, message: Message) -> None:
+        if arg(body)["n"] == 1:
+            raise KeyError("a consumer bug")
+
+    received = consume(connection, 3, on_message=break_on_second)
+
+    assert [arg(body)["n"] for body, _ in received] == [0, 2, 3]
+    (record,) = redis_client.lrange(keys.DEAD_LETTERS, 0, -1)
+    assert json.loads(record)["reason"] == "delivery_failed"
+    assert "a consumer bug" in json.loads(record)["detail"]
+    for _, message in received:
+        message.ack()
+    connection.default_channel.qos.flush_acks()
+    assert redis_client.hlen(UNACKED) == 0  # the broken one is not left to be redelivered
+
+
+def test_messages_left_when_redis_fails_mid_delivery_go_back_to_the_queue_in_order(
     connection: Connection, redis_client: redis.Redis
 ) -> None:
     publish(connection, [{"n": n} for n in range(6)])
 
     def fail_on_third(body: Any, message: Message) -> None:
-        if body["n"] == 2:
-            raise RuntimeError("consumer broke")
+        if arg(body)["n"] == 2:
+            raise redis.ConnectionError("Redis went away")
 
-    with pytest.raises(RuntimeError, match="consumer broke"):
+    with pytest.raises(redis.ConnectionError, match="went away"):
         consume(connection, 6, on_message=fail_on_third)
 
     assert redis_client.llen(QUEUE) == 4  # the failed one and the three after it: none lost
     again = consume(connection, 4)
-    assert [body["n"] for body, _ in again] == [2, 3, 4, 5]
+    assert [arg(body)["n"] for body, _ in again] == [2, 3, 4, 5]
 
 
 @pytest.fixture
@@ -175,3 +203,27 @@ def test_wake_ups_coalesce_until_the_loop_drains_them_and_none_is_lost_after(
     transport.wake_consumer()  # after a drain, the next wake-up writes again
 
     assert readable(hub, read_end)
+
+
+def test_a_message_rejected_in_its_batch_leaves_no_unacked_record_to_be_redelivered(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": n} for n in range(3)])
+
+    received = consume(connection, 3, on_message=lambda _, message: message.reject())
+
+    assert len(received) == 3
+    connection.default_channel.qos.flush_acks()
+    assert redis_client.hlen(UNACKED) == 0
+    assert redis_client.llen(QUEUE) == 0
+
+
+def test_a_message_rejected_with_requeue_goes_back_to_its_queue(
+    connection: Connection, redis_client: redis.Redis
+) -> None:
+    publish(connection, [{"n": 7}])
+
+    consume(connection, 1, on_message=lambda _, message: message.reject(requeue=True))
+
+    assert redis_client.hlen(UNACKED) == 0
+    assert [arg(body)["n"] for body, _ in consume(connection, 1)] == [7]

@@ -7,10 +7,11 @@ from pydantic import ValidationError
 
 from producer import keys, payloads
 from producer.compaction import CompactionJob, CompactionResult
+from producer.contract import DeadLetterReason
 from producer.errors import InvalidJobError
 from producer.wire import parse_compaction_message
 from worker.compaction.compact import compact
-from worker.pipeline import dead_letter
+from worker.deadletter import dead_letter
 from worker.runtime import Runtime
 
 log = structlog.get_logger("tersify.compaction")
@@ -21,7 +22,7 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
     try:
         message = parse_compaction_message(raw)
     except InvalidJobError as exc:
-        dead_letter(rt, raw, str(exc))
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
     result_key = keys.compaction_result(message.job_id)
     if rt.redis.exists(result_key):
@@ -29,13 +30,14 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
         return None
     blob = rt.redis.get(keys.payload(message.payload))
     if blob is None:
-        dead_letter(rt, raw, "the compaction job expired before a worker took it")
+        detail = "the compaction job expired before a worker took it"
+        dead_letter(rt.redis, DeadLetterReason.PAYLOAD_MISSING, detail, raw)
         return None
     try:
         job = CompactionJob.model_validate_json(payloads.decode(blob))
         result = compact(job, rt.compaction_provider, timeout=rt.settings.model_timeout_seconds * 2)
     except (ValidationError, InvalidJobError) as exc:
-        dead_letter(rt, raw, str(exc)[:500])
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
     store(rt, result)
     return result
