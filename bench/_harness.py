@@ -34,7 +34,7 @@ from producer import keys  # noqa: E402
 from producer.client import Producer, SummaryHandle  # noqa: E402
 from producer.contract import SummaryResult  # noqa: E402
 from producer.settings import Settings  # noqa: E402
-from worker.localredis import free_port  # noqa: E402
+from worker.processes.redis_server import free_port  # noqa: E402
 
 # SIGTERM unwinds like Ctrl-C, so the ``finally`` blocks stop workers and redis-server.
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -218,7 +218,16 @@ def start_tersify_worker(
     if launcher == "tersify":
         args = [sys.executable, "-m", "worker.cli", "worker", "--hostname", hostname]
     else:
-        args = [sys.executable, "-m", "celery", "-A", "worker.app", "worker", "-n", hostname]
+        args = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "worker.broker.main",
+            "worker",
+            "-n",
+            hostname,
+        ]
         args += ["--queues", "interactive,batch", "--without-mingle", "--without-gossip"]
         args += list(celery_args)
     args += ["--pool", pool, "--concurrency", str(concurrency)]

@@ -19,7 +19,7 @@ import redis
 from producer import keys
 from producer.gate import SessionGate
 from producer.settings import Settings
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 BUDGET_SECONDS = 60.0
 RENEWS = 5000

@@ -20,7 +20,7 @@ from _harness import start_tersify_worker, tool_output
 from producer.client import Producer
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 MB = 1024 * 1024
 

@@ -23,7 +23,7 @@ from _harness import FakeModelProcess, burst, percentile, start_tersify_worker, 
 
 from producer.client import Producer
 from producer.settings import Settings
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 
 def model_call_seconds(fake: FakeModelProcess, text: str, calls: int) -> list[float]:

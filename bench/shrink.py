@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 
 from producer.contract import ToolType
-from worker.extractive import extract
-from worker.fallback import fallback_truncate
-from worker.grounding import Source, unsupported
+from worker.shrink.extractive import extract
+from worker.shrink.fallback import fallback_truncate
+from worker.summarize.grounding import Source, unsupported
 
 BUDGET = 2_000
 BUDGET_SECONDS = 300.0

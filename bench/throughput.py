@@ -38,7 +38,7 @@ from peers.env import ensure_peer_python, peer_python_path
 from producer.client import Producer
 from producer.contract import Method
 from producer.settings import Settings
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 SYSTEMS = ("tersify", "celery_bare", "arq", "dramatiq")
 # A 2,000-job burst outlasts the interactive deadline (30 s) and gate lease (15 s) at any rate

@@ -109,7 +109,7 @@ def gate_events(session_id: str) -> str:
     return f"{GATE_PREFIX}{session_id}:events"
 
 
-# --- metrics and status (owned by worker/metrics.py) ---
+# --- metrics and status (owned by worker/metrics/jobs.py) ---
 
 RECENT_FALLBACKS = f"{PREFIX}recent:fallbacks"
 """List of recent fallback results (newest first, capped): ``tersify status`` reads it."""

@@ -117,7 +117,7 @@ class Settings(BaseSettings):
     gate_sweep_interval_seconds: float = Field(2.0, gt=0, description="Expired-lease sweep period.")
     gate_fail_open: bool = Field(True, description="Gate reads as open when Redis is down.")
 
-    # Quality: grounding of model answers (owned by worker/grounding.py)
+    # Quality: grounding of model answers (owned by worker/summarize/grounding.py)
     grounding_max_unsupported: int = Field(
         2, ge=0, description="Unsupported claims that reject a model answer; 0: log, never reject."
     )
@@ -141,7 +141,7 @@ class Settings(BaseSettings):
         "November 2026; set your own): metrics and reprocessing estimates.",
     )
 
-    # Metrics and status (owned by worker/metrics.py)
+    # Metrics and status (owned by worker/metrics/jobs.py)
     metrics_port: int = Field(
         9808, ge=0, le=65535, description="Worker Prometheus endpoint port; 0: off."
     )

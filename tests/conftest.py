@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,13 +1,13 @@
-"""The test-side view of the corpus loader: ``worker.corpus`` plus the sample's location."""
+"""The test-side view of the corpus loader: ``worker.quality.corpus`` plus the sample's location."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
-from worker.corpus import Case, load_case
-from worker.corpus import load_cases as _load_cases
-from worker.evaluation import kept
+from worker.quality.corpus import Case, load_case
+from worker.quality.corpus import load_cases as _load_cases
+from worker.quality.evaluation import kept
 
 __all__ = ["SAMPLE_DIR", "Case", "kept", "load_case", "load_cases"]
 

@@ -15,7 +15,7 @@ from producer.client import Producer
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer
 from tests.integration.workers import WorkerProcess
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 API_KEY = "sk-test-not-a-real-key-0123456789"
 

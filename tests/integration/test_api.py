@@ -24,7 +24,7 @@ from producer.settings import Settings
 from producer.spill import SpillStore
 from tests.integration.workers import WorkerProcess
 from worker.api.openapi import DOCUMENT, render
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 TOKEN = "tok-full-access-0123456789abcdef"
 SCOPED = "tok-team-a-only-0123456789abcdef"

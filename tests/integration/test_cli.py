@@ -10,7 +10,7 @@ from pathlib import Path
 
 from producer.settings import Settings
 from tests.integration.workers import WorkerProcess
-from worker.demo import load_examples
+from worker.cli.demo import load_examples
 
 StartWorker = Callable[..., WorkerProcess]
 RESULT_FIELDS = {

@@ -14,7 +14,7 @@ from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, hang, ok
 from tests.integration.conftest import provider_env
 from tests.integration.workers import WorkerProcess
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"

@@ -16,10 +16,10 @@ from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
 from tests.integration.workers import WorkerProcess
-from worker.demo import load_examples
-from worker.metrics import exported_names
-from worker.metrics_state import StateCollector
-from worker.pricing import parse_prices
+from worker.cli.demo import load_examples
+from worker.metrics.jobs import exported_names
+from worker.metrics.state import StateCollector
+from worker.model.pricing import parse_prices
 
 StartWorker = Callable[..., WorkerProcess]
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

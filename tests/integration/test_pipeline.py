@@ -18,8 +18,8 @@ from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, sta
 from tests.fakemodel import empty as empty_answer
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
 from tests.integration.workers import WorkerProcess
-from worker.demo import Example, load_examples
-from worker.sessionlog import read_entries, session_file
+from worker.cli.demo import Example, load_examples
+from worker.store.sessionlog import read_entries, session_file
 
 EXAMPLES = load_examples()
 StartWorker = Callable[..., WorkerProcess]

@@ -27,9 +27,9 @@ from tests.fakemodel import (
 )
 from tests.integration.conftest import API_KEY, provider_env
 from tests.integration.workers import WorkerProcess
-from worker.localredis import LocalRedis
-from worker.providers import make_provider
-from worker.providers.base import ModelRequest
+from worker.model.providers import make_provider
+from worker.model.providers.base import ModelRequest
+from worker.processes.redis_server import LocalRedis
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"collected item {i}" for i in range(300)) + "\nFAILED tests/test_x.py::test_y\n"

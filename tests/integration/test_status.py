@@ -16,7 +16,7 @@ from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env
 from tests.integration.workers import WorkerProcess
-from worker.demo import load_examples
+from worker.cli.demo import load_examples
 
 StartWorker = Callable[..., WorkerProcess]
 EXAMPLE = next(ex for ex in load_examples() if len(ex.output) > 2000)

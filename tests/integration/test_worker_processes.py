@@ -19,7 +19,7 @@ from producer import keys
 from producer.client import Producer
 from producer.contract import Method
 from producer.settings import Settings
-from worker.demo import load_examples
+from worker.cli.demo import load_examples
 
 NAMES = ("sup-1@localhost", "sup-2@localhost")
 START_SECONDS = 30.0

@@ -7,7 +7,7 @@ import threading
 from celery.backends.base import DisabledBackend
 
 from producer.settings import Settings
-from worker.app import create_app
+from worker.broker.app import create_app
 
 
 def test_every_pool_thread_shares_one_disabled_result_backend() -> None:

@@ -26,7 +26,7 @@ from worker.compaction.summary import (
     unwrap,
     with_banner,
 )
-from worker.providers.base import Completion, ModelRequest
+from worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 

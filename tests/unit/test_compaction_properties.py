@@ -13,7 +13,7 @@ from worker.compaction.compact import compact
 from worker.compaction.messages import parse
 from worker.compaction.pairs import repair
 from worker.compaction.summary import BANNERS, with_banner
-from worker.providers.base import Completion, ModelRequest
+from worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 

@@ -10,9 +10,9 @@ import pytest
 from producer.classify import classify
 from producer.contract import PendingSummary, ToolType
 from tests.corpus import Case, kept, load_case, load_cases
-from worker.extractive import extract
-from worker.fallback import HEAD_RATIO, fallback_truncate, head_tail
-from worker.prompts import build_request
+from worker.shrink.extractive import extract
+from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from worker.summarize.prompts import build_request
 
 BUDGET = 2_000
 

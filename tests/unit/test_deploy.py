@@ -185,9 +185,9 @@ def longest_job_seconds(settings: Settings) -> float:
 
 def soft_shutdown_seconds() -> float:
     """Celery's soft-shutdown time as the worker app configures it."""
-    from worker.app import app
+    from worker.broker.app import create_app
 
-    return float(app.conf.worker_soft_shutdown_timeout or 0.0)
+    return float(create_app(Settings()).conf.worker_soft_shutdown_timeout or 0.0)
 
 
 def expected_metrics_port() -> int:
@@ -421,7 +421,7 @@ def test_every_grace_period_outlasts_the_longest_job() -> None:
 
 
 def test_the_liveness_probe_is_the_cheap_check_and_outwaits_a_heartbeat() -> None:
-    from worker.heartbeat import HEARTBEAT_TTL
+    from worker.runtime.heartbeat import HEARTBEAT_TTL
 
     for deployment in of_kind("Deployment"):
         probe = deployment["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from producer.contract import DeadLetterReason
 from producer.errors import RefusedEntryError
 from tests.entries import FIELDS, bad_entries, dumps, encode_body, envelope
-from worker.envelope import check_entry
+from worker.broker.envelope import check_entry
 
 LIMIT = 64 * 1024
 

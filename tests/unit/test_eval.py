@@ -10,10 +10,10 @@ import pytest
 
 from producer.settings import Settings
 from tests.corpus import SAMPLE_DIR
-from worker import eval_cmd
+from worker.cli import eval as eval_cmd
 from worker.cli import main
-from worker.corpus import load_cases
-from worker.evaluation import EvalMethod, evaluate, kept, missing
+from worker.quality.corpus import load_cases
+from worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 
 TAIL_FACT = "error: the build failed at step 7"
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.extractive.command import _THREE_ALNUM
-from worker.extractive.compose import joined
+from worker.shrink.extractive.command import _THREE_ALNUM
+from worker.shrink.extractive.compose import joined
 
 
 def _joined_from_list(items: list[str], room: int, sep: str = ", ", more: str = ", …") -> str:

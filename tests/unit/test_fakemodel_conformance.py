@@ -22,7 +22,7 @@ from tests.fakemodel import (
     ok,
     status,
 )
-from worker.providers import AnthropicProvider, ModelRequest, OpenAIProvider
+from worker.model.providers import AnthropicProvider, ModelRequest, OpenAIProvider
 
 TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
 USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"

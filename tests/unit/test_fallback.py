@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from producer.classify.sanitize import sanitize
 from producer.contract import ToolType
-from worker.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
 
 MARKER = re.compile(r"\[\.\.\.(\d+) chars omitted\.\.\.\]")
 # Head and tail sit on their own lines around the marker.

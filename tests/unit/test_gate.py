@@ -18,7 +18,7 @@ from producer import keys
 from producer.errors import InvalidJobError, RedisUnavailableError
 from producer.gate import AsyncSessionGate, CompletionOutcome, SessionGate
 from producer.settings import Settings
-from worker.localredis import LocalRedis, free_port
+from worker.processes.redis_server import LocalRedis, free_port
 
 TINY = Settings(gate_lease_seconds=0.3, gate_max_seconds=1.0)
 RESULT = '{"text": "short"}'

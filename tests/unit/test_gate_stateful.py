@@ -28,7 +28,7 @@ from hypothesis.stateful import (
 from producer import keys
 from producer.gate import CompletionOutcome, SessionGate
 from producer.settings import Settings
-from worker.localredis import LocalRedis
+from worker.processes.redis_server import LocalRedis
 
 LEASE = 0.2
 CAP = 0.6

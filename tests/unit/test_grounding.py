@@ -11,9 +11,16 @@ from producer.errors import ProviderError
 from producer.settings import Settings
 from tests.corpus import load_cases
 from tests.fakemodel import default_summary
-from worker.grounding import ClaimKind, Source, check_grounding, claims, job_source, unsupported
-from worker.prompts import build_request
-from worker.summarize import check_answer
+from worker.summarize.grounding import (
+    ClaimKind,
+    Source,
+    check_grounding,
+    claims,
+    job_source,
+    unsupported,
+)
+from worker.summarize.prompts import build_request
+from worker.summarize.summarizer import check_answer
 
 SOURCE = (
     "============================= test session starts ==============================\n"

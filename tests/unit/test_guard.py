@@ -10,11 +10,11 @@ import redis
 from producer import keys
 from producer.contract import FallbackReason
 from producer.errors import ProviderError
-from worker.circuit import Admission, CircuitBreaker
-from worker.guard import CallGuard
-from worker.providers.base import Completion, ModelRequest
-from worker.ratelimit import RateLimiter
-from worker.writebehind import WriteBehind
+from worker.model.circuit import Admission, CircuitBreaker
+from worker.model.guard import CallGuard
+from worker.model.providers.base import Completion, ModelRequest
+from worker.model.ratelimit import RateLimiter
+from worker.store.writebehind import WriteBehind
 
 REQUEST = ModelRequest(system="s" * 400, user="u" * 3600, max_tokens=100)
 

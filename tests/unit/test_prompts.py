@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from producer.contract import LineRange, PendingSummary, ToolType
-from worker.hashlines import hashline, line_hash
-from worker.prompts import FOCUS, build_request
+from worker.shrink.hashlines import hashline, line_hash
+from worker.summarize.prompts import FOCUS, build_request
 
 TAG = re.compile(r"<(tool_output_[0-9a-f]{16})>")
 

@@ -29,14 +29,14 @@ from tests.fakemodel import (
     slow_drip,
     status,
 )
-from worker.providers import (
+from worker.model.providers import (
     AnthropicProvider,
     ClientPool,
     ModelRequest,
     OpenAIProvider,
     make_provider,
 )
-from worker.providers.http import HttpProvider, retry_after_seconds
+from worker.model.providers.http import HttpProvider, retry_after_seconds
 
 SECRET = "sk-test-SECRET-123"
 REQUEST = ModelRequest(

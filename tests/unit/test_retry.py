@@ -8,7 +8,7 @@ import pytest
 
 from producer.contract import FallbackReason
 from producer.errors import ProviderError
-from worker.retry import RetryPolicy, call_with_retries
+from worker.model.retry import RetryPolicy, call_with_retries
 
 
 class Clock:

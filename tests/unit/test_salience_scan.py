@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from producer.classify.sanitize import lowercase, sanitize
 from producer.contract import ToolType
-from worker.extractive.regions import line_scores
-from worker.lines import split_lines
-from worker.query import file_name_terms, query_terms, weigh_terms
-from worker.salience import (
+from worker.shrink.extractive.regions import line_scores
+from worker.shrink.lines import split_lines
+from worker.shrink.query import file_name_terms, query_terms, weigh_terms
+from worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,
     _POSITIONS_LIMIT,
     _find_at_most,

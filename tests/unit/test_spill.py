@@ -15,7 +15,7 @@ from producer import keys
 from producer.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
 from producer.spill import SpillStore
 from producer.text import truncate
-from worker.localredis import LocalRedis, free_port
+from worker.processes.redis_server import LocalRedis, free_port
 
 
 def numbered(count: int) -> str:

@@ -15,8 +15,8 @@ from kombu import Queue as KombuQueue
 from kombu.asynchronous import Hub
 
 from producer import keys
-from worker.localredis import LocalRedis
-from worker.transport import TAKE_BATCH
+from worker.broker.channel import TAKE_BATCH
+from worker.processes.redis_server import LocalRedis
 
 QUEUE = "transport-test"
 UNACKED = "unacked"  # kombu's default hash of delivered, unacknowledged messages
@@ -26,8 +26,8 @@ Received = list[tuple[Any, Message]]
 
 @pytest.fixture
 def connection(redis_server: LocalRedis, redis_client: redis.Redis) -> Iterator[Connection]:
-    """A kombu connection through ``worker.transport`` on the session's (emptied) Redis."""
-    with Connection(redis_server.url, transport="worker.transport:Transport") as conn:
+    """A kombu connection through ``worker.broker.transport`` on the session's (emptied) Redis."""
+    with Connection(redis_server.url, transport="worker.broker.transport:Transport") as conn:
         yield conn
 
 

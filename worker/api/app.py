@@ -26,7 +26,7 @@ from worker.api.bodies import Health
 from worker.api.bodylimit import BodyLimit
 from worker.api.metrics import RequestMetrics
 from worker.api.routes import router
-from worker.logconfig import configure_logging
+from worker.runtime.logconfig import configure_logging
 
 API_VERSION = "1.0.0"
 REQUEST_OVERHEAD_BYTES = 64 * 1024

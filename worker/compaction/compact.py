@@ -33,7 +33,7 @@ from worker.compaction.summary import (
     latest_user_request,
     unwrap,
 )
-from worker.providers.base import Completion, ModelRequest, Provider
+from worker.model.providers.base import Completion, ModelRequest, Provider
 
 DEFAULT_MAX_SUMMARY_CHARS = 16_000
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from producer.text import elide, truncate
 from worker.compaction.messages import Turn
 from worker.compaction.summary import TEMPLATE, unwrap
-from worker.providers.base import ModelRequest
+from worker.model.providers.base import ModelRequest
 
 DEFAULT_MAX_INPUT_CHARS = 50_000
 DEFAULT_MAX_TOKENS = 2048

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from producer.settings import Settings
-from worker import pricing
+from worker.model import pricing
 from worker.reprocess.reader import ArchivedJob
 
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code

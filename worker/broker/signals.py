@@ -1,0 +1,64 @@
+"""The worker process's life, on Celery's signals: logging, the runtime, and every chore.
+
+``_worker_ready`` is the one place a worker process starts its periodic chores (heartbeat,
+expired-lease sweep, redelivery of dead workers' jobs) and its metrics endpoint, all on the
+runtime's scheduler thread. A forked prefork child only drops its parent's clients: it builds
+its own runtime on its first job, and its scheduler runs only that job's lease renewals.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from celery import Celery, current_app, signals
+
+from worker.broker.redelivery import restore_abandoned, restore_interval
+from worker.jobs.sweeper import sweep_once
+from worker.metrics.jobs import start_server as start_metrics
+from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
+from worker.runtime.heartbeat import clear as clear_heartbeat
+from worker.runtime.logconfig import configure_logging
+from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
+
+
+def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
+    """Start every periodic chore of a worker process, once, on its scheduler."""
+    started = time.time()
+    beat(rt, hostname, started)
+    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started))
+    rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
+    rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
+    start_metrics(rt.settings, rt.redis, pool)
+
+
+@signals.setup_logging.connect
+def _setup_logging(**_: Any) -> None:
+    # Connecting this signal stops Celery from configuring logging behind structlog's back.
+    configure_logging(current_app.conf.tersify_settings)
+
+
+@signals.worker_process_init.connect
+def _child_started(**_: Any) -> None:
+    # A forked child must not share its parent's sockets: drop them, build anew on first use.
+    reset_runtime(close=False)
+
+
+@signals.worker_ready.connect
+def _worker_ready(sender: Any, **_: Any) -> None:
+    rt = get_runtime(sender.app.conf.tersify_settings)
+    start_chores(rt, sender.app, str(sender.hostname), str(getattr(sender, "pool_cls", "")))
+
+
+@signals.worker_shutdown.connect
+def _worker_shutdown(sender: Any = None, **_: Any) -> None:
+    rt = current_runtime()
+    hostname = getattr(sender, "hostname", None)
+    if hostname and rt is not None:
+        clear_heartbeat(rt, str(hostname))
+    reset_runtime()
+
+
+@signals.worker_process_shutdown.connect
+def _child_shutdown(**_: Any) -> None:
+    reset_runtime()

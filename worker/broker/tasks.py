@@ -1,0 +1,54 @@
+"""Celery tasks: thin adapters from a broker message to the plain pipeline.
+
+The task boundary is the last place a bad message can be caught: arguments of the wrong shape
+and anything a handler raises past its own handling end in the dead-letter list. A task never
+raises, so Celery neither retries a poison message nor logs it as a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from celery import current_app, shared_task
+
+from producer.contract import DeadLetterReason
+from producer.wire import COMPACT_TASK, SUMMARIZE_TASK
+from worker.jobs.compaction import process_compaction
+from worker.jobs.deadletter import dead_letter
+from worker.jobs.summary import process
+from worker.runtime.runtime import Runtime, get_runtime
+
+log = structlog.get_logger("tersify.tasks")
+
+
+@shared_task(name=SUMMARIZE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def summarize(*args: Any, **kwargs: Any) -> None:
+    """Summarize one job; a message of the wrong shape is dead-lettered, never retried."""
+    _run(SUMMARIZE_TASK, process, args, kwargs)
+
+
+@shared_task(name=COMPACT_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def compact(*args: Any, **kwargs: Any) -> None:
+    """Compact one conversation; a message of the wrong shape is dead-lettered."""
+    _run(COMPACT_TASK, process_compaction, args, kwargs)
+
+
+def _run(
+    task: str,
+    handler: Callable[[object, Runtime], object],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    rt = get_runtime(current_app.conf.tersify_settings)
+    if len(args) != 1 or kwargs:
+        detail = f"{task} takes exactly one message argument"
+        dead_letter(rt.redis, DeadLetterReason.BAD_ARGUMENTS, detail, [list(args), kwargs])
+        return
+    try:
+        handler(args[0], rt)
+    except Exception as exc:  # a bug or a lost Redis: recorded, never retried, never fatal
+        log.exception("task_failed", task=task)
+        detail = f"{type(exc).__name__}: {str(exc)[:200]}"
+        dead_letter(rt.redis, DeadLetterReason.TASK_FAILED, detail, args[0])

@@ -1,0 +1,164 @@
+"""``tersify demo``: the bundled example outputs summarized end to end.
+
+Starts a private redis-server (unless ``TERSIFY_REDIS_URL`` is set) and a worker process,
+submits one real tool output per tool type, prints what came back, and stops what it started.
+With no API key configured the worker uses the built-in extractive provider.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from producer.client import Producer, SummaryHandle
+from producer.contract import SummaryResult
+from producer.settings import Settings
+from worker.processes.redis_server import LocalRedis
+
+DEMO_WORKER = "demo@localhost"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One bundled tool output."""
+
+    file: str
+    tool_name: str
+    command: str | None
+    query: str | None
+    output: str
+
+
+def load_examples() -> list[Example]:
+    """The bundled examples, one per tool type."""
+    folder = resources.files("worker") / "examples"
+    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
+    return [
+        Example(output=(folder / item["file"]).read_text(encoding="utf-8"), **item)
+        for item in index
+    ]
+
+
+def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
+    """Run the demo; return the process exit code."""
+    console = Console(stderr=False)
+    with ExitStack() as stack:
+        if "redis_url" not in settings.model_fields_set:
+            server = LocalRedis()
+            server.start()
+            stack.callback(server.cleanup)
+            settings = settings.model_copy(update={"redis_url": server.url})
+            console.print(f"[dim]private redis-server on {server.url}[/dim]")
+        provider = settings.resolved_summary_provider().value
+        console.print(
+            f"[dim]summary provider: {provider}; session log: {settings.session_log_dir}[/]"
+        )
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
+        worker_log = workdir / "worker.log"
+        worker = _start_worker(settings, worker_log)
+        stack.callback(_stop_worker, worker)
+        producer = stack.enter_context(Producer(settings))
+        _wait_until_ready(producer, worker, worker_log, time.monotonic() + timeout)
+        examples = load_examples()
+        started = time.monotonic()
+        handles = [
+            producer.submit(
+                session_id="demo",
+                tool_name=ex.tool_name,
+                output=ex.output,
+                command=ex.command,
+                query=ex.query,
+            )
+            for ex in examples
+        ]
+        try:
+            results = [_wait(handle, worker, started + timeout) for handle in handles]
+        except (RuntimeError, TimeoutError):
+            console.print(f"[red]the worker did not answer; its log:[/]\n{_tail(worker_log)}")
+            raise
+        _report(console, examples, results, started)
+    return 0
+
+
+def _start_worker(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
+    env = settings.child_env(redis_url=settings.redis_url, log_level="WARNING")
+    args = [sys.executable, "-m", "worker.cli", "worker", "--concurrency", "8"]
+    args += ["--hostname", DEMO_WORKER]
+    with log.open("wb") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(
+            args, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+        )
+
+
+def _wait_until_ready(
+    producer: Producer, worker: subprocess.Popen[bytes], log: Path, deadline: float
+) -> None:
+    """Wait for the worker's first heartbeat, so the timings below measure jobs, not start-up."""
+    while not producer.worker_alive(DEMO_WORKER):
+        if worker.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the worker did not start; its log:\n{_tail(log)}")
+        time.sleep(0.05)
+
+
+def _tail(log: Path, chars: int = 4000) -> str:
+    return log.read_text(errors="replace")[-chars:] if log.exists() else "(no log)"
+
+
+def _stop_worker(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def _wait(handle: SummaryHandle, worker: subprocess.Popen[bytes], deadline: float) -> SummaryResult:
+    while True:
+        if worker.poll() is not None:
+            raise RuntimeError(f"the worker exited with code {worker.returncode}")
+        remaining = deadline - time.monotonic()
+        try:
+            return handle.wait(min(2.0, max(0.1, remaining)))
+        except TimeoutError:
+            if remaining <= 0:
+                raise
+
+
+def _report(
+    console: Console, examples: list[Example], results: list[SummaryResult], started: float
+) -> None:
+    table = Table(title="tersify demo (time: submitted → result stored)")
+    for column in ("tool", "tool type", "method", "chars in → out", "time"):
+        table.add_column(column)
+    for ex, result in zip(examples, results, strict=True):
+        seconds = (result.finished_at - result.queued_at).total_seconds()
+        table.add_row(
+            ex.tool_name,
+            result.tool_type.value,
+            result.method.value,
+            f"{result.chars_in:,} → {result.chars_out:,}",
+            f"{seconds:.3f}s",
+        )
+    console.print(table)
+    for ex, result in zip(examples, results, strict=True):
+        title = f"{result.tool_type.value} · {ex.command or ex.tool_name}"
+        console.print(Panel(result.text, title=title, title_align="left", expand=False))
+    total_in = sum(r.chars_in for r in results)
+    total_out = sum(r.chars_out for r in results)
+    console.print(
+        f"{len(results)} outputs, {total_in:,} → {total_out:,} chars "
+        f"in {time.monotonic() - started:.2f}s"
+    )

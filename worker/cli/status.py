@@ -1,0 +1,148 @@
+"""``tersify status``: queues, workers, gated sessions and recent failures, read from Redis."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from producer.client import redis_client
+from producer.errors import RedisUnavailableError
+from producer.settings import Settings
+from worker.metrics import snapshot as snap
+from worker.metrics.jobs import RECENT_WINDOW_SECONDS
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``status`` subcommand."""
+    p = sub.add_parser("status", help="queues, workers, gated sessions and recent failures")
+    p.add_argument("--json", action="store_true", help="print one JSON object and exit")
+    p.add_argument(
+        "--watch", type=float, default=None, metavar="SECONDS", help="refresh every SECONDS"
+    )
+    p.add_argument(
+        "--window",
+        type=float,
+        default=5.0,
+        metavar="MINUTES",
+        help=f"fallback-rate window (at most {RECENT_WINDOW_SECONDS // 60})",
+    )
+    p.add_argument("--failures", type=int, default=10, help="recent failures to show")
+    p.set_defaults(run=run)
+
+
+def snapshot(client: redis.Redis, *, window_seconds: float, failures: int) -> dict[str, Any]:
+    """Everything ``status`` shows, as one JSON-ready object."""
+    now = snap.server_now(client)
+    window = min(window_seconds, RECENT_WINDOW_SECONDS)
+    return {
+        "at": datetime.fromtimestamp(now, UTC).isoformat(),
+        "queues": snap.queue_depths(client),
+        "in_flight": snap.in_flight(client),
+        "workers": snap.workers(client, now),
+        "gated_sessions": snap.gated_as_dicts(snap.gated_sessions(client, now)),
+        "circuits": snap.circuit_states(client),
+        "fallback_rate": snap.fallback_rate(client, now, window),
+        "recent_failures": snap.recent_fallbacks(client, failures),
+        "dead_letters": snap.dead_letters(client, failures),
+    }
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the status once (table or JSON), or refresh it until interrupted with ``--watch``."""
+    client = redis_client(settings)
+    try:
+
+        def take() -> dict[str, Any]:
+            return snapshot(client, window_seconds=args.window * 60, failures=args.failures)
+
+        if args.json:
+            print(json.dumps(_read(take)))
+            return 0
+        console = Console()
+        if args.watch is None:
+            console.print(render(_read(take)))
+            return 0
+        with Live(render(_read(take)), console=console, auto_refresh=False) as live:
+            while True:  # ends with Ctrl-C (exit 130 in the CLI)
+                time.sleep(max(0.2, args.watch))
+                live.update(render(_read(take)), refresh=True)
+    finally:
+        client.close()
+
+
+def _read(take: Any) -> dict[str, Any]:
+    try:
+        result: dict[str, Any] = take()
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"could not read status: {type(exc).__name__}") from None
+    return result
+
+
+def render(status: dict[str, Any]) -> Group:
+    """The status as rich tables."""
+    queues = Table(title=f"tersify at {status['at']}")
+    for column in ("queue", "waiting"):
+        queues.add_column(column)
+    for name, depth in status["queues"].items():
+        queues.add_row(name, str(depth))
+    queues.add_row("in flight (all workers)", str(status["in_flight"]))
+
+    workers = Table(title=f"workers online: {len(status['workers'])}")
+    for column in ("hostname", "pid", "pool", "concurrency", "last beat"):
+        workers.add_column(column)
+    for w in status["workers"]:
+        workers.add_row(
+            str(w.get("hostname")),
+            str(w.get("pid")),
+            str(w.get("pool")),
+            str(w.get("concurrency")),
+            f"{w['seen_seconds_ago']:.1f}s ago",
+        )
+
+    gated = Table(title=f"sessions gated now: {len(status['gated_sessions'])}")
+    for column in ("session", "jobs", "held inputs", "closed for"):
+        gated.add_column(column)
+    for s in status["gated_sessions"][:20]:
+        gated.add_row(
+            s["session_id"], str(s["jobs"]), str(s["held_inputs"]), _ago(s["closed_seconds"])
+        )
+
+    rate = status["fallback_rate"]
+    failures = Table(
+        title=(
+            f"fallbacks: {rate['fallbacks']}/{rate['completed']} jobs ({rate['rate']:.1%}) "
+            f"in the last {rate['window_seconds'] / 60:g} min · circuits: "
+            + ", ".join(f"{p} {s}" for p, s in status["circuits"].items())
+        )
+    )
+    for column in ("when", "reason", "tool type", "provider", "session", "detail"):
+        failures.add_column(column)
+    for f in status["recent_failures"]:
+        failures.add_row(
+            _when(f["at"]),
+            f["reason"],
+            f["tool_type"],
+            str(f.get("provider") or "-"),
+            f["session_id"],
+            f.get("detail") or "",
+        )
+    for d in status["dead_letters"]:
+        reason, detail = str(d["reason"]), str(d.get("detail") or "")
+        failures.add_row(_when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
+    return Group(queues, workers, gated, failures)
+
+
+def _ago(seconds: float) -> str:
+    return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.1f}min"
+
+
+def _when(at: float) -> str:
+    return datetime.fromtimestamp(float(at), UTC).strftime("%H:%M:%S")

@@ -1,0 +1,82 @@
+"""A job's result: assembled, stored with its gate release in one step, counted and logged.
+
+Shared by the summary job and the sweeper that finishes jobs whose worker died.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import structlog
+
+from producer.contract import PendingSummary, SummaryResult, ToolType, utcnow
+from producer.gate import CompletionOutcome
+from worker.metrics import jobs as metrics
+from worker.runtime.runtime import Runtime
+from worker.summarize.summarizer import Outcome
+
+log = structlog.get_logger("tersify.worker")
+
+
+def make_result(
+    job: PendingSummary, tool_type: ToolType, outcome: Outcome, started: datetime
+) -> SummaryResult:
+    """Assemble the stored result of a job."""
+    return SummaryResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        tool_call_id=job.tool_call_id,
+        text=outcome.text,
+        method=outcome.method,
+        tool_type=tool_type,
+        provider=outcome.provider,
+        model=outcome.model,
+        chars_in=len(job.output),
+        chars_out=len(outcome.text),
+        input_tokens=outcome.input_tokens,
+        output_tokens=outcome.output_tokens,
+        fallback_reason=outcome.fallback_reason,
+        fallback_detail=outcome.fallback_detail,
+        decoded_with_replacement=job.decoded_with_replacement,
+        queued_at=job.created_at,
+        started_at=started,
+        finished_at=utcnow(),
+    )
+
+
+def log_output(rt: Runtime, job: PendingSummary, *, logged: bool | None = None) -> None:
+    """Append the full output to the session log; a failing disk degrades, never fails the job."""
+    try:
+        rt.session_log.append_output(job, logged=logged)
+    except OSError as exc:
+        log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
+
+
+def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOutcome:
+    """Store the result, release the job's hold and wake waiters, in one atomic step."""
+    completion = rt.gate.complete(
+        result.job_id,
+        result.model_dump_json(),
+        ttl=rt.settings.result_ttl_seconds,
+        session_id=result.session_id if token is not None else None,
+        token=token,
+    )
+    metrics.observe(rt.writes, rt.settings, result, completion, gated=token is not None)
+    seconds = (result.finished_at - result.queued_at).total_seconds()
+    log.info(
+        "summary_completed",
+        outcome=completion.value,
+        method=result.method.value,
+        tool_type=result.tool_type.value,
+        provider=result.provider,
+        chars_in=result.chars_in,
+        chars_out=result.chars_out,
+        fallback_reason=result.fallback_reason,
+        seconds=round(seconds, 4),
+    )
+    if completion is CompletionOutcome.APPLIED:
+        try:
+            rt.session_log.append_result(result)
+        except OSError as exc:
+            log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
+    return completion

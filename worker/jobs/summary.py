@@ -1,0 +1,88 @@
+"""A summary job's life inside a worker, free of Celery: validate, log, classify, summarize,
+store.
+
+Every path ends in a stored result or a dead-letter record; nothing half-done stays behind.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from producer import keys, payloads
+from producer.classify import classify
+from producer.contract import (
+    DeadLetterReason,
+    FallbackReason,
+    PendingSummary,
+    SummaryResult,
+    ToolType,
+    utcnow,
+)
+from producer.errors import InvalidJobError, ProviderError
+from producer.wire import parse_message, rebuild_job
+from worker.jobs.deadletter import dead_letter
+from worker.jobs.results import log_output, make_result, store
+from worker.runtime.runtime import Runtime
+from worker.summarize.cache import cache_key
+from worker.summarize.summarizer import Outcome, fallback_outcome, summarize
+
+log = structlog.get_logger("tersify.worker")
+
+
+def process(raw: object, rt: Runtime) -> SummaryResult | None:
+    """Run one broker message to its end; None when it was refused or already done."""
+    try:
+        message = parse_message(raw)
+    except InvalidJobError as exc:
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
+        return None
+    job_id = str(message.job.get("job_id", ""))
+    key = None
+    if rt.routes and rt.cache.enabled:
+        key = cache_key(message.payload, message.job, rt.routes[0].provider.model)
+    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
+        pipe.exists(keys.result(job_id))
+        pipe.get(keys.payload(message.payload))
+        pipe.exists(keys.logged(job_id))
+        if key is not None:
+            pipe.get(key)
+        done, blob, logged, *cached = pipe.execute()
+    if done:
+        log.info("job_skipped_duplicate", job_id=job_id)
+        return None
+    if blob is None:
+        detail = "the job's output expired before a worker took it"
+        dead_letter(rt.redis, DeadLetterReason.PAYLOAD_MISSING, detail, raw)
+        return None
+    try:
+        job = rebuild_job(message, payloads.decode(blob))
+    except InvalidJobError as exc:
+        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
+        return None
+    with (
+        structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id),
+        rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
+    ):
+        started = utcnow()
+        log_output(rt, job, logged=bool(logged))
+        tool_type = classify(job.tool_name, job.command, job.output)
+        hit = rt.cache.parse(cached[0]) if cached else None
+        outcome = hit or summarize_cached(rt, job, tool_type, key)
+        result = make_result(job, tool_type, outcome, started)
+        store(rt, result, message.gate_token)
+        return result
+
+
+def summarize_cached(
+    rt: Runtime, job: PendingSummary, tool_type: ToolType, key: str | None
+) -> Outcome:
+    """A fresh summary, remembered under ``key`` (when caching) if the model wrote it."""
+    try:
+        outcome = summarize(job, tool_type, rt.routes, rt.settings)
+    except Exception as exc:  # a bug must still end in a result, never a stuck session
+        log.exception("summarize_crashed", error=str(exc))
+        error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)
+        return fallback_outcome(job, tool_type, rt.settings, error)
+    if key is not None:
+        rt.cache.put(key, outcome)
+    return outcome

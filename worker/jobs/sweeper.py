@@ -1,0 +1,88 @@
+"""Finish jobs whose gate lease ran out (their worker died or froze) with the fallback result.
+
+Runs on every worker's scheduler thread; ``claim_expired`` hands each expired hold to exactly
+one sweeper, with a fresh fencing token so the original worker's result, should it still
+arrive, is stored as late instead of applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+
+import structlog
+
+from producer import keys, payloads
+from producer.contract import (
+    FallbackReason,
+    Method,
+    PendingSummary,
+    SummaryResult,
+    ToolType,
+    utcnow,
+)
+from producer.errors import InvalidJobError, ProviderError
+from producer.gate import ExpiredHold
+from worker.jobs.results import log_output, make_result, store
+from worker.runtime.runtime import Runtime
+from worker.summarize.summarizer import fallback_outcome
+
+log = structlog.get_logger("tersify.sweeper")
+_TYPES = {t.value for t in ToolType}
+
+
+def sweep_once(rt: Runtime, limit: int = 100) -> int:
+    """Claim expired holds and finish their jobs; return how many were finished."""
+    finished = 0
+    for hold in rt.gate.claim_expired(limit=limit):
+        if finish_expired(rt, hold):
+            finished += 1
+    return finished
+
+
+def finish_expired(rt: Runtime, hold: ExpiredHold) -> bool:
+    """Store the fallback result for one expired hold; True when it had its output to shrink."""
+    job = _rebuild(rt, hold)
+    started = utcnow()
+    error = ProviderError(FallbackReason.LEASE_EXPIRED, "the worker's lease expired")
+    tool_type = ToolType(hold.tool_type) if hold.tool_type in _TYPES else ToolType.COMMAND_OUTPUT
+    if job is None:
+        # The output is gone (its TTL passed): the waiter still gets an answer saying so.
+        now = utcnow()
+        result = SummaryResult(
+            job_id=hold.job_id,
+            session_id=hold.session_id,
+            text="[tersify: this job's output expired before it could be summarized]",
+            method=Method.FALLBACK,
+            tool_type=tool_type,
+            chars_in=0,
+            chars_out=0,
+            fallback_reason=FallbackReason.LEASE_EXPIRED,
+            fallback_detail="output unavailable",
+            queued_at=now,
+            started_at=now,
+            finished_at=now,
+        )
+    else:
+        log_output(rt, job)
+        result = make_result(
+            job, tool_type, fallback_outcome(job, tool_type, rt.settings, error), started
+        )
+    outcome = store(rt, result, hold.token)
+    log.warning("expired_job_finished", job_id=hold.job_id, outcome=outcome.value)
+    return job is not None
+
+
+def _rebuild(rt: Runtime, hold: ExpiredHold) -> PendingSummary | None:
+    meta = rt.redis.hgetall(keys.job_meta(hold.job_id))
+    assert isinstance(meta, dict)  # a blocking client answers with a dict
+    digest = meta.get(b"payload")
+    blob = rt.redis.get(keys.payload(digest.decode())) if isinstance(digest, bytes) else None
+    if blob is None or b"job" not in meta:
+        log.error("expired_job_unrecoverable", job_id=hold.job_id, session_id=hold.session_id)
+        return None
+    try:
+        header = json.loads(meta[b"job"])
+        return PendingSummary.model_validate({**header, "output": payloads.decode(blob)})
+    except (InvalidJobError, ValueError) as exc:
+        log.error("expired_job_unrecoverable", job_id=hold.job_id, error=str(exc)[:200])
+        return None

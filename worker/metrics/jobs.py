@@ -1,0 +1,225 @@
+"""Prometheus metrics of a worker: job counters fed where results are stored, Redis state at scrape.
+
+Job metrics (counts, latencies, tokens, cost, fallbacks) live in the process that ran the job,
+so one HTTP endpoint per worker process is correct for the ``threads``, ``gevent`` and ``solo``
+pools. Under ``prefork`` the jobs run in children the endpoint cannot see: only the Redis-read
+gauges are right there (docs/OPERATIONS.md). The Redis gauges (queue depth, gate, circuits) are
+read when Prometheus scrapes, so every worker reports the same cluster-wide values: aggregate
+them with ``max``, never ``sum``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import redis
+import structlog
+from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
+
+from producer import keys
+from producer.contract import DeadLetterReason, Method, Queue, SummaryResult
+from producer.gate import CompletionOutcome
+from producer.settings import Settings
+from worker.metrics.state import STATE_GAUGES, StateCollector
+from worker.model.pricing import cost
+from worker.store.writebehind import WriteBehind
+
+log = structlog.get_logger("tersify.metrics")
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+"""The worker's own registry: only ``tersify_*`` metrics, nothing a library registers."""
+
+# Recent finishes older than this are trimmed; `tersify status` asks for at most this window.
+RECENT_WINDOW_SECONDS = 900
+RECENT_COMPLETIONS_KEEP = 50_000
+_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300)
+
+JOBS = Counter(
+    "tersify_jobs",
+    "Jobs finished, by queue, tool type, how the text was made and how the result was stored.",
+    ["queue", "tool_type", "method", "outcome"],
+    registry=REGISTRY,
+)
+JOB_DURATION = Histogram(
+    "tersify_job_duration_seconds",
+    "Submission to stored result.",
+    ["queue"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+QUEUE_WAIT = Histogram(
+    "tersify_job_queue_wait_seconds",
+    "Submission to a worker starting the job.",
+    ["queue"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+PROCESSING = Histogram(
+    "tersify_job_processing_seconds",
+    "A worker starting the job to its stored result; with method=llm, mostly model time.",
+    ["queue", "method"],
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+TOKENS = Counter(
+    "tersify_model_tokens",
+    "Model tokens as the provider reported them, by direction (in, out).",
+    ["provider", "model", "direction"],
+    registry=REGISTRY,
+)
+COST = Counter(
+    "tersify_model_cost_usd",
+    "Estimated model spend from TERSIFY_MODEL_PRICES (0 for unpriced models).",
+    ["provider", "model"],
+    registry=REGISTRY,
+)
+FALLBACKS = Counter(
+    "tersify_fallbacks",
+    "Jobs that ended in the fallback, by reason.",
+    ["reason"],
+    registry=REGISTRY,
+)
+CHARS = Counter(
+    "tersify_chars",
+    "Characters of tool output in and of summary out.",
+    ["direction"],
+    registry=REGISTRY,
+)
+CACHE_HITS = Counter(
+    "tersify_cache_hits", "Jobs answered from the summary cache.", registry=REGISTRY
+)
+DEAD_LETTERS = Counter(
+    "tersify_dead_letters",
+    "Queue entries a worker refused and kept in the dead-letter list, by reason.",
+    ["reason"],
+    registry=REGISTRY,
+)
+for _reason in DeadLetterReason:  # every reason exported from the start, at 0: rate() works
+    DEAD_LETTERS.labels(_reason.value)
+GATE_HOLD = Histogram(
+    "tersify_gate_hold_seconds",
+    "How long one interactive job kept its session's gate closed (submission to release).",
+    buckets=_LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+
+JOB_METRICS = (
+    JOBS,
+    JOB_DURATION,
+    QUEUE_WAIT,
+    PROCESSING,
+    TOKENS,
+    COST,
+    FALLBACKS,
+    CHARS,
+    CACHE_HITS,
+    DEAD_LETTERS,
+    GATE_HOLD,
+)
+
+
+def observe(
+    writes: WriteBehind,
+    settings: Settings,
+    result: SummaryResult,
+    outcome: CompletionOutcome,
+    gated: bool,
+) -> None:
+    """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
+    queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
+    JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value).inc()
+    total = (result.finished_at - result.queued_at).total_seconds()
+    wait = (result.started_at - result.queued_at).total_seconds()
+    JOB_DURATION.labels(queue).observe(max(0.0, total))
+    QUEUE_WAIT.labels(queue).observe(max(0.0, wait))
+    PROCESSING.labels(queue, result.method.value).observe(max(0.0, total - wait))
+    if gated:
+        GATE_HOLD.observe(max(0.0, total))
+    CHARS.labels("in").inc(result.chars_in)
+    CHARS.labels("out").inc(result.chars_out)
+    if result.method is Method.CACHE:
+        CACHE_HITS.inc()
+    if result.fallback_reason is not None:
+        FALLBACKS.labels(result.fallback_reason.value).inc()
+    if result.provider and result.model and result.method is Method.LLM:
+        _count_tokens(settings, result)
+    _remember(writes, settings, result, queue)
+
+
+def _count_tokens(settings: Settings, result: SummaryResult) -> None:
+    provider, model = str(result.provider), str(result.model)
+    tokens_in, tokens_out = result.input_tokens or 0, result.output_tokens or 0
+    TOKENS.labels(provider, model, "in").inc(tokens_in)
+    TOKENS.labels(provider, model, "out").inc(tokens_out)
+    COST.labels(provider, model).inc(cost(settings, model, tokens_in, tokens_out))
+
+
+def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str) -> None:
+    # Shared, capped records of recent finishes: `tersify status` reads them from any host.
+    # Written behind the job (within ~20 ms): a record lost to a crash only thins the rates.
+    at = result.finished_at.timestamp()
+    fallback = None
+    if result.fallback_reason is not None:
+        fallback = json.dumps(
+            {
+                "job_id": result.job_id,
+                "session_id": result.session_id,
+                "queue": queue,
+                "tool_type": result.tool_type.value,
+                "provider": result.provider,
+                "reason": result.fallback_reason.value,
+                "detail": (result.fallback_detail or "")[:200],
+                "at": at,
+            }
+        )
+    keep_fallbacks = settings.metrics_recent_fallbacks
+
+    def write(pipe: Any) -> None:
+        pipe.zadd(keys.RECENT_COMPLETIONS, {result.job_id: at})
+        pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", at - RECENT_WINDOW_SECONDS)
+        pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
+        if fallback is not None:
+            pipe.lpush(keys.RECENT_FALLBACKS, fallback)
+            pipe.ltrim(keys.RECENT_FALLBACKS, 0, keep_fallbacks - 1)
+
+    writes.submit(write)
+
+
+_started_lock = threading.Lock()
+_state_collector: StateCollector | None = None
+
+
+def start_server(settings: Settings, client: redis.Redis, pool: str) -> bool:
+    """Serve ``/metrics`` on ``settings.metrics_port`` (0: off); False when it did not start.
+
+    ``pool`` names the worker's pool (class or name): under prefork the job counters stay in the
+    children, so only the Redis-read gauges are right.
+    """
+    global _state_collector
+    if settings.metrics_port == 0:
+        return False
+    with _started_lock:
+        if _state_collector is None:
+            _state_collector = StateCollector(client)
+            REGISTRY.register(_state_collector)
+    if "prefork" in pool:
+        log.warning("metrics_job_counters_unavailable", pool=pool, reason="jobs run in children")
+    try:
+        start_http_server(settings.metrics_port, registry=REGISTRY)
+    except OSError as exc:
+        log.warning("metrics_server_failed", port=settings.metrics_port, error=str(exc))
+        return False
+    log.info("metrics_server_started", port=settings.metrics_port)
+    return True
+
+
+def exported_names() -> set[str]:
+    """Every series name this worker can export (``_total``, ``_bucket``... included)."""
+    names = set(STATE_GAUGES)
+    suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}
+    for metric in JOB_METRICS:
+        for family in metric.describe():
+            names |= {family.name + s for s in suffixes.get(family.type, ("",))}
+    return names

@@ -1,0 +1,172 @@
+"""The cluster's state as Redis holds it, read cheaply and bounded: for scrapes and ``status``.
+
+Every read here is a handful of round trips whatever the load: queue depths are ``LLEN``, the
+gate is one bounded ``ZRANGEBYSCORE`` on its global expiry index plus one pipeline over at most
+``limit`` sessions, workers are a bounded ``SCAN`` of their heartbeat keys.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import redis
+
+from producer import keys
+from producer.contract import Queue
+from producer.settings import ProviderName
+
+# Kombu's Redis transport keeps delivered, unacknowledged messages in this hash.
+UNACKED_KEY = "unacked"
+MODEL_PROVIDERS = (ProviderName.ANTHROPIC.value, ProviderName.OPENAI.value)
+CIRCUIT_STATES = ("closed", "open", "probing")
+
+
+def text(value: object) -> str:
+    """A Redis reply as text, whether the client decodes replies or not."""
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def server_now(client: redis.Redis) -> float:
+    """Redis server time in seconds: the gate's scores are server time, not ours."""
+    reply = client.time()
+    assert isinstance(reply, tuple)  # a blocking client answers at once
+    seconds, micros = reply
+    return float(seconds) + float(micros) / 1e6
+
+
+def queue_depths(client: redis.Redis) -> dict[str, int]:
+    """Messages waiting in each queue (not yet delivered to a worker)."""
+    with client.pipeline(transaction=False) as pipe:
+        for queue in Queue:
+            pipe.llen(queue.value)
+        counts = pipe.execute()
+    return {queue.value: int(n) for queue, n in zip(Queue, counts, strict=True)}
+
+
+def in_flight(client: redis.Redis) -> int:
+    """Messages delivered to some worker and not yet acknowledged, across all workers."""
+    count = client.hlen(UNACKED_KEY)
+    assert isinstance(count, int)  # a blocking client answers at once
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class GatedSession:
+    """A session whose input gate is closed now."""
+
+    session_id: str
+    jobs: int
+    held_inputs: int
+    closed_seconds: float
+
+
+def gated_sessions(client: redis.Redis, now: float, limit: int = 1000) -> list[GatedSession]:
+    """Sessions with a live hold (expiry after ``now``), longest closed first, at most ``limit``."""
+    members = client.zrangebyscore(keys.gate_expiries(), f"({int(now * 1000)}", "+inf", 0, limit)
+    assert isinstance(members, list)  # a blocking client answers at once
+    jobs: dict[str, int] = {}
+    for member in members:
+        session_id = text(member).split("\n", 1)[0]
+        jobs[session_id] = jobs.get(session_id, 0) + 1
+    with client.pipeline(transaction=False) as pipe:
+        for session_id in jobs:
+            pipe.llen(keys.gate_held(session_id))
+            pipe.hvals(keys.gate_jobs(session_id))
+        replies = pipe.execute()
+    sessions = []
+    for i, (session_id, count) in enumerate(jobs.items()):
+        held, records = replies[2 * i], replies[2 * i + 1]
+        closed_at = [_closed_at_ms(r) for r in records]
+        since = min((c for c in closed_at if c is not None), default=now * 1000)
+        closed = max(0.0, now - since / 1000)
+        sessions.append(GatedSession(session_id, count, int(held), round(closed, 3)))
+    return sorted(sessions, key=lambda s: s.closed_seconds, reverse=True)
+
+
+def _closed_at_ms(raw: object) -> float | None:
+    try:
+        value = json.loads(text(raw)).get("closed_at_ms")
+    except (ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def circuit_states(client: redis.Redis) -> dict[str, str]:
+    """Each model provider's circuit: closed (also when no record exists), open or probing."""
+    with client.pipeline(transaction=False) as pipe:
+        for provider in MODEL_PROVIDERS:
+            pipe.hget(keys.circuit(provider), "state")
+        states = pipe.execute()
+    return {
+        provider: text(state) if state is not None else "closed"
+        for provider, state in zip(MODEL_PROVIDERS, states, strict=True)
+    }
+
+
+def workers(client: redis.Redis, now: float, limit: int = 200) -> list[dict[str, Any]]:
+    """Workers with a live heartbeat: their record plus how long ago they beat."""
+    names = []
+    for name in client.scan_iter(match=keys.worker_alive("*"), count=500):
+        names.append(name)
+        if len(names) >= limit:
+            break
+    records = client.mget(names) if names else []
+    assert isinstance(records, list)  # a blocking client answers at once
+    found = []
+    for raw in records:
+        if raw is None:
+            continue  # expired between the scan and the read
+        record = json.loads(text(raw))
+        record["seen_seconds_ago"] = round(max(0.0, now - float(record.get("seen", now))), 3)
+        found.append(record)
+    return sorted(found, key=lambda r: str(r.get("hostname")))
+
+
+def recent_fallbacks(client: redis.Redis, limit: int) -> list[dict[str, Any]]:
+    """The newest fallback results (as ``worker.metrics.jobs`` recorded them), newest first."""
+    return [json.loads(text(raw)) for raw in _range(client, keys.RECENT_FALLBACKS, limit)]
+
+
+def dead_letters(client: redis.Redis, limit: int) -> list[dict[str, Any]]:
+    """The newest refused messages with their reasons (the message excerpt left out)."""
+    found = []
+    for raw in _range(client, keys.DEAD_LETTERS, limit):
+        record = json.loads(text(raw))
+        found.append(
+            {
+                "reason": record.get("reason"),
+                "detail": record.get("detail"),
+                "queue": record.get("queue"),
+                "at": record.get("at"),
+            }
+        )
+    return found
+
+
+def fallback_rate(client: redis.Redis, now: float, window: float) -> dict[str, Any]:
+    """Jobs finished and fallbacks among them over the last ``window`` seconds."""
+    completed = client.zcount(keys.RECENT_COMPLETIONS, now - window, "+inf")
+    assert isinstance(completed, int)  # a blocking client answers at once
+    fallbacks = sum(
+        1 for f in recent_fallbacks(client, 10_000) if float(f.get("at", 0)) >= now - window
+    )
+    rate = fallbacks / completed if completed else 0.0
+    return {
+        "window_seconds": window,
+        "completed": completed,
+        "fallbacks": fallbacks,
+        "rate": round(rate, 4),
+    }
+
+
+def _range(client: redis.Redis, key: str, limit: int) -> list[Any]:
+    items = client.lrange(key, 0, limit - 1)
+    assert isinstance(items, list)  # a blocking client answers at once
+    return items
+
+
+def gated_as_dicts(sessions: list[GatedSession]) -> list[dict[str, Any]]:
+    """Gated sessions as plain JSON-ready dicts."""
+    return [asdict(s) for s in sessions]

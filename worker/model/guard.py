@@ -1,0 +1,53 @@
+"""What stands between a job and the model API: the shared circuit breaker and rate limit."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from producer.contract import FallbackReason
+from producer.errors import ProviderError
+from worker.model.circuit import Admission, CircuitBreaker
+from worker.model.providers.base import Completion, ModelRequest
+from worker.model.ratelimit import RateLimiter
+
+CHARS_PER_TOKEN = 4
+
+
+def estimated_tokens(request: ModelRequest) -> int:
+    """A request's token cost for budgeting: its text over four, plus the answer's cap."""
+    return (len(request.system) + len(request.user)) // CHARS_PER_TOKEN + request.max_tokens
+
+
+@dataclass
+class CallGuard:
+    """Admits, meters and records one provider's calls; either part may be absent."""
+
+    breaker: CircuitBreaker | None = None
+    limiter: RateLimiter | None = None
+
+    def call(
+        self,
+        send: Callable[[], Completion],
+        request: ModelRequest,
+        *,
+        deadline: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Completion:
+        """Run ``send`` if the circuit admits it and the budget allows before ``deadline``."""
+        admission = self.breaker.admit() if self.breaker else Admission.ALLOW
+        if admission is Admission.REJECT:
+            raise ProviderError(FallbackReason.CIRCUIT_OPEN, "the provider's circuit is open")
+        if self.limiter is not None:
+            self.limiter.acquire(estimated_tokens(request), deadline=deadline, clock=clock)
+        probe = admission is Admission.PROBE
+        try:
+            completion = send()
+        except ProviderError as error:
+            if self.breaker is not None:
+                self.breaker.record(ok=False, probe=probe, reason=error.reason)
+            raise
+        if self.breaker is not None:
+            self.breaker.record(ok=True, probe=probe)
+        return completion

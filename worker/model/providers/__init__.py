@@ -1,0 +1,44 @@
+"""Model providers: Anthropic and OpenAI-compatible HTTP APIs, built from ``Settings``."""
+
+from __future__ import annotations
+
+from producer.settings import ProviderName, Settings
+from worker.model.providers.anthropic import AnthropicProvider
+from worker.model.providers.base import Completion, ModelRequest, Provider
+from worker.model.providers.openai import OpenAIProvider
+from worker.model.providers.pool import ClientPool
+
+
+def make_provider(
+    settings: Settings, name: ProviderName, *, pool_size: int, model: str | None = None
+) -> Provider | None:
+    """The HTTP provider called ``name`` (optionally with another model), or None for the
+    local ``extractive`` provider."""
+    if name is ProviderName.ANTHROPIC:
+        return AnthropicProvider(
+            settings.anthropic_api_key,
+            settings.anthropic_base_url,
+            model or settings.anthropic_model,
+            connect_timeout=settings.model_connect_timeout_seconds,
+            pool_size=pool_size,
+        )
+    if name is ProviderName.OPENAI:
+        return OpenAIProvider(
+            settings.openai_api_key,
+            settings.openai_base_url,
+            model or settings.openai_model,
+            connect_timeout=settings.model_connect_timeout_seconds,
+            pool_size=pool_size,
+        )
+    return None
+
+
+__all__ = [
+    "AnthropicProvider",
+    "ClientPool",
+    "Completion",
+    "ModelRequest",
+    "OpenAIProvider",
+    "Provider",
+    "make_provider",
+]

@@ -1,0 +1,230 @@
+"""How well a shrink method keeps what matters, scored over a corpus of real tool outputs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from producer.classify import classify
+from producer.contract import PendingSummary, ToolType
+from worker.quality.corpus import Case
+from worker.shrink.extractive import extract
+from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from worker.summarize.prompts import build_request
+
+# The budget of the local methods when none is given: the default of local_budget_chars.
+DEFAULT_BUDGET = 2_000
+
+
+class EvalMethod(StrEnum):
+    """A way to shrink an output that ``tersify eval`` can score."""
+
+    HEAD = "head"
+    HEAD_TAIL = "head-tail"
+    FALLBACK = "fallback"
+    EXTRACTIVE = "extractive"
+    MODEL_INPUT = "model-input"
+
+
+def kept(output: str, must_keep: Sequence[str]) -> int:
+    """How many of the ``must_keep`` substrings occur verbatim in ``output`` (CRLF read as LF)."""
+    return len(must_keep) - len(missing(output, must_keep))
+
+
+def missing(output: str, must_keep: Sequence[str]) -> list[str]:
+    """The ``must_keep`` substrings absent from ``output`` (CRLF read as LF)."""
+    text = output.replace("\r\n", "\n")
+    return [item for item in must_keep if item.replace("\r\n", "\n") not in text]
+
+
+def keep_rate(kept_total: int, must_total: int) -> float:
+    """Kept items over all items, 1.0 when there was nothing to keep."""
+    return kept_total / must_total if must_total else 1.0
+
+
+def shrink(
+    case: Case, tool_type: ToolType, method: EvalMethod, budget: int, max_summary_chars: int = 800
+) -> str:
+    """The text ``method`` makes of ``case`` at ``budget`` chars; for model-input, the request."""
+    if method is EvalMethod.HEAD:
+        return case.output[:budget]
+    if method is EvalMethod.HEAD_TAIL:
+        return head_tail(case.output, HEAD_RATIO[tool_type], budget)
+    if method is EvalMethod.FALLBACK:
+        return fallback_truncate(case.output, tool_type, budget, case.query)
+    if method is EvalMethod.EXTRACTIVE:
+        return extract(case.output, tool_type, budget, case.query)
+    job = PendingSummary.build(
+        deadline_seconds=60,
+        session_id="eval",
+        tool_name=case.tool_name,
+        command=case.command,
+        output=case.output,
+        query=case.query,
+    )
+    request = build_request(
+        job, tool_type, max_input_chars=budget, max_summary_chars=max_summary_chars
+    )
+    # A fact the model never sees cannot be in its answer: score everything that is sent.
+    return request.system + "\n" + request.user
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """How one method did on one case."""
+
+    name: str
+    expected_type: ToolType
+    tool_type: ToolType
+    kept: int
+    total: int
+    missing: tuple[str, ...]
+    chars_in: int
+    chars_out: int
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict."""
+        return {
+            "name": self.name,
+            "tool_type": self.tool_type.value,
+            "expected_type": self.expected_type.value,
+            "classified_right": self.tool_type is self.expected_type,
+            "kept": self.kept,
+            "total": self.total,
+            "missing": list(self.missing),
+            "chars_in": self.chars_in,
+            "chars_out": self.chars_out,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Totals over a group of case results."""
+
+    cases: int
+    kept: int
+    total: int
+    classification_correct: int
+    chars_in: int
+    chars_out: int
+    seconds: float
+
+    @classmethod
+    def of(cls, results: Iterable[CaseResult]) -> Tally:
+        """The totals of ``results``."""
+        rows = list(results)
+        return cls(
+            cases=len(rows),
+            kept=sum(r.kept for r in rows),
+            total=sum(r.total for r in rows),
+            classification_correct=sum(r.tool_type is r.expected_type for r in rows),
+            chars_in=sum(r.chars_in for r in rows),
+            chars_out=sum(r.chars_out for r in rows),
+            seconds=sum(r.seconds for r in rows),
+        )
+
+    @property
+    def percent(self) -> float:
+        """Share of must-keep items kept, in percent (100 when there were none)."""
+        return 100.0 * keep_rate(self.kept, self.total)
+
+    @property
+    def ratio(self) -> float:
+        """Output chars over input chars."""
+        return self.chars_out / self.chars_in if self.chars_in else 0.0
+
+    @property
+    def ms_per_case(self) -> float:
+        """Mean shrink time of one case, in milliseconds."""
+        return 1000.0 * self.seconds / self.cases if self.cases else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        """The totals as a JSON-ready dict."""
+        return {
+            "cases": self.cases,
+            "kept": self.kept,
+            "total": self.total,
+            "percent": round(self.percent, 2),
+            "classification_correct": self.classification_correct,
+            "chars_in": self.chars_in,
+            "chars_out": self.chars_out,
+            "ratio": round(self.ratio, 4),
+            "seconds": round(self.seconds, 6),
+            "ms_per_case": round(self.ms_per_case, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One method scored over a corpus: per case, per expected type and overall."""
+
+    method: EvalMethod
+    budget: int
+    results: tuple[CaseResult, ...]
+
+    @property
+    def overall(self) -> Tally:
+        """Totals over every case."""
+        return Tally.of(self.results)
+
+    def by_type(self) -> dict[ToolType, Tally]:
+        """Totals per expected type, in the enum's order, types without cases left out."""
+        return {
+            tool_type: Tally.of(r for r in self.results if r.expected_type is tool_type)
+            for tool_type in ToolType
+            if any(r.expected_type is tool_type for r in self.results)
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as one JSON-ready dict."""
+        return {
+            "method": self.method.value,
+            "budget": self.budget,
+            **self.overall.as_json(),
+            "by_type": {t.value: tally.as_json() for t, tally in self.by_type().items()},
+            "results": [r.as_json() for r in self.results],
+        }
+
+    def summary_line(self) -> str:
+        """The one-line verdict: ``kept K/N (P%) ...``."""
+        t = self.overall
+        return (
+            f"kept {t.kept}/{t.total} ({t.percent:.1f}%) method={self.method.value} "
+            f"budget={self.budget} classified={t.classification_correct}/{t.cases} "
+            f"chars_out={t.chars_out} ratio={t.ratio:.3f} ms_per_case={t.ms_per_case:.1f}"
+        )
+
+
+def evaluate_case(
+    case: Case, method: EvalMethod, budget: int, max_summary_chars: int = 800
+) -> CaseResult:
+    """Classify ``case`` as the worker would, shrink it by that type and score the result."""
+    tool_type = classify(case.tool_name, case.command, case.output)
+    started = time.perf_counter()
+    text = shrink(case, tool_type, method, budget, max_summary_chars)
+    seconds = time.perf_counter() - started
+    lost = missing(text, case.must_keep)
+    return CaseResult(
+        name=case.name,
+        expected_type=case.expected_type,
+        tool_type=tool_type,
+        kept=len(case.must_keep) - len(lost),
+        total=len(case.must_keep),
+        missing=tuple(lost),
+        chars_in=len(case.output),
+        chars_out=len(text),
+        seconds=seconds,
+    )
+
+
+def evaluate(
+    cases: Iterable[Case], method: EvalMethod, budget: int, max_summary_chars: int = 800
+) -> Report:
+    """Score ``method`` at ``budget`` chars over every case."""
+    results = tuple(evaluate_case(c, method, budget, max_summary_chars) for c in cases)
+    return Report(method=method, budget=budget, results=results)

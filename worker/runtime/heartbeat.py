@@ -1,0 +1,61 @@
+"""A worker's liveness record in Redis: refreshed on the scheduler's thread, expires if it dies."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from typing import TYPE_CHECKING
+
+import redis
+
+from producer import keys
+from producer.settings import Settings
+
+if TYPE_CHECKING:
+    from worker.runtime.runtime import Runtime
+
+HEARTBEAT_SECONDS = 10.0
+HEARTBEAT_TTL = 30
+
+
+def beat(rt: Runtime, hostname: str, started: float) -> None:
+    """Write this worker's liveness record once."""
+    record = {
+        "hostname": hostname,
+        "pid": os.getpid(),
+        "started": started,
+        "seen": time.time(),
+        "pool": rt.settings.worker_pool,
+        "concurrency": rt.settings.worker_concurrency,
+    }
+    rt.redis.set(keys.worker_alive(hostname), json.dumps(record), ex=HEARTBEAT_TTL)
+
+
+def clear(rt: Runtime, hostname: str) -> None:
+    """Remove the liveness record at a clean shutdown, so checks fail at once."""
+    with contextlib.suppress(redis.RedisError):  # if Redis is down, the record expires anyway
+        rt.redis.delete(keys.worker_alive(hostname))
+
+
+def default_hostname() -> str:
+    """Celery's default node name on this host."""
+    return f"celery@{socket.gethostname()}"
+
+
+def check_alive(settings: Settings, hostname: str | None = None) -> tuple[bool, str]:
+    """Whether the worker ``hostname`` beat within its TTL: one GET, no broadcast to workers."""
+    name = hostname or default_hostname()
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=3, socket_connect_timeout=3)
+    try:
+        raw = client.get(keys.worker_alive(name))
+    except redis.RedisError as exc:
+        return False, f"{name}: redis unreachable ({type(exc).__name__})"
+    finally:
+        client.close()
+    if not isinstance(raw, bytes):
+        return False, f"{name}: no heartbeat in the last {HEARTBEAT_TTL}s"
+    age = time.time() - float(json.loads(raw).get("seen", 0))
+    return True, f"{name}: alive (last beat {age:.1f}s ago)"

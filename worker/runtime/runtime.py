@@ -1,0 +1,152 @@
+"""What a worker process holds for its whole life: clients, providers, session log, scheduler.
+
+Built once per process on first use (Celery's prefork children get their own after the fork),
+never at import and never per task. Building starts nothing: the chores are started by their
+one owner, ``worker.broker.signals``, when the worker is ready.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from redis import Redis
+
+from producer.client import redis_client
+from producer.gate import SessionGate
+from producer.settings import Settings
+from worker.model.circuit import CircuitBreaker
+from worker.model.guard import CallGuard
+from worker.model.providers import make_provider
+from worker.model.providers.base import Provider
+from worker.model.ratelimit import RateLimiter
+from worker.runtime.scheduler import Scheduler
+from worker.store.sessionlog import SessionLog
+from worker.store.writebehind import WriteBehind
+from worker.summarize.cache import ResultCache
+from worker.summarize.summarizer import Route
+
+
+@dataclass
+class Runtime:
+    """Per-process long-lived state of a worker."""
+
+    settings: Settings
+    redis: Redis
+    gate_redis: Redis
+    gate: SessionGate
+    routes: list[Route]
+    cache: ResultCache
+    compaction_provider: Provider | None
+    session_log: SessionLog
+    scheduler: Scheduler
+    writes: WriteBehind
+
+    @classmethod
+    def build(cls, settings: Settings) -> Runtime:
+        """Make the clients (connections open on first use); start nothing."""
+        client = redis_client(settings)
+        writes = WriteBehind(client)
+        gate_client = redis_client(settings, decode=True)
+        gate = SessionGate(gate_client, settings)
+        provider = make_provider(
+            settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
+        )
+        routes = [route(settings, client, provider, writes)] if provider is not None else []
+        spare = settings.failover_provider
+        if routes and spare is not None and spare is not settings.resolved_summary_provider():
+            second = make_provider(settings, spare, pool_size=settings.worker_concurrency)
+            if second is not None:
+                routes.append(route(settings, client, second, writes))
+        compaction_provider = make_provider(
+            settings,
+            settings.resolved_compaction_provider(),
+            pool_size=max(1, settings.worker_concurrency // 4),
+            model=settings.compaction_model,
+        )
+        log = SessionLog(
+            settings.session_log_dir,
+            client,
+            marker_ttl=settings.result_ttl_seconds,
+            writes=writes,
+        )
+        scheduler = Scheduler(gate, settings)
+        cache = ResultCache(settings.cache_ttl_seconds, writes)
+        return cls(
+            settings,
+            client,
+            gate_client,
+            gate,
+            routes,
+            cache,
+            compaction_provider,
+            log,
+            scheduler,
+            writes,
+        )
+
+    def close(self) -> None:
+        """Stop the scheduler and close every client."""
+        self.scheduler.stop()
+        self.writes.close()
+        for r in self.routes:
+            r.provider.close()
+        if self.compaction_provider is not None:
+            self.compaction_provider.close()
+        self.redis.close()
+        self.gate_redis.close()
+
+
+def route(
+    settings: Settings, client: Redis, provider: Provider, writes: WriteBehind | None = None
+) -> Route:
+    """A provider with its shared circuit breaker and, when limits are set, its rate limit."""
+    limited = settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
+    return Route(
+        provider,
+        CallGuard(
+            CircuitBreaker(
+                client,
+                provider.name,
+                threshold=settings.circuit_failure_threshold,
+                cooldown=settings.circuit_cooldown_seconds,
+                probe=settings.model_timeout_seconds + 5,
+                writes=writes,
+            ),
+            RateLimiter(
+                client,
+                provider.name,
+                requests_per_minute=settings.rate_limit_requests_per_minute,
+                tokens_per_minute=settings.rate_limit_tokens_per_minute,
+            )
+            if limited
+            else None,
+        ),
+    )
+
+
+_lock = threading.Lock()
+_runtime: Runtime | None = None
+
+
+def get_runtime(settings: Settings) -> Runtime:
+    """This process's runtime, built from ``settings`` on first use."""
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            _runtime = Runtime.build(settings)
+        return _runtime
+
+
+def current_runtime() -> Runtime | None:
+    """This process's runtime if one was built, without building one."""
+    return _runtime
+
+
+def reset_runtime(*, close: bool = True) -> None:
+    """Forget this process's runtime; close it at shutdown, not in a freshly forked child."""
+    global _runtime
+    with _lock:
+        if _runtime is not None and close:
+            _runtime.close()
+        _runtime = None
