@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -28,13 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import redis  # noqa: E402
 
-from producer import keys  # noqa: E402
 from producer.client import Producer, SummaryHandle  # noqa: E402
 from producer.contract import SummaryResult  # noqa: E402
 from producer.settings import Settings  # noqa: E402
+from worker.processes.group import GroupProcess  # noqa: E402
 from worker.processes.redis_server import free_port  # noqa: E402
+from worker.processes.worker_process import (  # noqa: E402
+    CELERY_WORKER,
+    TERSIFY_WORKER,
+    WorkerProcess,
+)
 
 # SIGTERM unwinds like Ctrl-C, so the ``finally`` blocks stop workers and redis-server.
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -127,60 +130,30 @@ def _group_stats(pgid: int) -> tuple[float, int]:
     return cpu, rss
 
 
-class Proc:
-    """A benchmark process (worker or peer) in its own process group, its output in a file."""
+class _Accounted:
+    """CPU and memory of a process's whole group, from ``/proc``."""
 
-    def __init__(self, name: str, args: list[str], env: dict[str, str], log_dir: Path) -> None:
-        self.name = name
-        self.log_path = log_dir / f"{name}.log"
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                args,
-                env=env,
-                cwd=ROOT,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
+    pid: int
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) used so far by the process group."""
-        return _group_stats(self.proc.pid)[0]
+        return _group_stats(self.pid)[0]
 
     def rss_bytes(self) -> int:
         """Resident memory of the process group right now."""
-        return _group_stats(self.proc.pid)[1]
-
-    def alive(self) -> bool:
-        """Whether the group leader still runs."""
-        return self.proc.poll() is None
-
-    def log_tail(self, chars: int = 3000) -> str:
-        """The end of what the process printed."""
-        return self.log_path.read_text(errors="replace")[-chars:]
-
-    def stop(self, timeout: float = 15.0) -> None:
-        """SIGTERM the group, then SIGKILL if it lingers."""
-        if self.proc.poll() is not None:
-            return
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
+        return _group_stats(self.pid)[1]
 
 
-def wait_until(check: object, proc: Proc, what: str, timeout: float = 30.0) -> None:
-    """Poll ``check()`` until true; raise with the process's log if it dies or time runs out."""
-    assert callable(check)
-    deadline = time.monotonic() + timeout
-    while not check():
-        if not proc.alive() or time.monotonic() > deadline:
-            proc.stop()
-            raise RuntimeError(f"{what} did not start:\n{proc.log_tail()}")
-        time.sleep(0.05)
+class Proc(_Accounted, GroupProcess):
+    """A benchmark process (peer, load generator, fake model), started at once."""
+
+    def __init__(self, name: str, args: list[str], env: dict[str, str], log_dir: Path) -> None:
+        super().__init__(args, env=env, log_path=log_dir / f"{name}.log", cwd=ROOT)
+        self.start()
+
+
+class BenchWorker(_Accounted, WorkerProcess):
+    """A tersify worker whose CPU and memory the benchmark reads."""
 
 
 def start_tersify_worker(
@@ -192,16 +165,14 @@ def start_tersify_worker(
     launcher: str = "tersify",
     celery_args: tuple[str, ...] = (),
     **env: str,
-) -> Proc:
+) -> BenchWorker:
     """A real tersify worker summarizing through the fake OpenAI endpoint; waits for it.
 
     ``launcher="tersify"`` runs ``tersify worker`` (what ships); ``"celery"`` runs the same app
     through ``python -m celery``, whose entry point monkey-patches for ``--pool gevent`` first,
     and takes ``celery_args`` (e.g. ``--prefetch-multiplier 4``) to try Celery settings.
     """
-    hostname = f"bench-{uuid.uuid4().hex[:8]}@localhost"
     settings = {
-        "redis_url": redis_url,
         "summary_provider": "openai",
         "openai_base_url": model_url,
         "openai_api_key": "k",
@@ -214,30 +185,16 @@ def start_tersify_worker(
         # The model-client pool is sized from Settings, not from ``--concurrency``: keep them equal.
         "worker_concurrency": str(concurrency),
     }
-    child_env = Settings().child_env(**(settings | env))
-    if launcher == "tersify":
-        args = [sys.executable, "-m", "worker.cli", "worker", "--hostname", hostname]
-    else:
-        args = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "worker.broker.main",
-            "worker",
-            "-n",
-            hostname,
-        ]
-        args += ["--queues", "interactive,batch", "--without-mingle", "--without-gossip"]
-        args += list(celery_args)
-    args += ["--pool", pool, "--concurrency", str(concurrency)]
-    proc = Proc(hostname.split("@")[0], args, child_env, log_dir)
-    client = redis.Redis.from_url(redis_url)
-    try:
-        wait_until(lambda: client.exists(keys.worker_alive(hostname)), proc, "tersify worker")
-    finally:
-        client.close()
-    return proc
+    worker = BenchWorker(
+        Settings(redis_url=redis_url),
+        log_dir,
+        hostname=f"bench-{uuid.uuid4().hex[:8]}@localhost",
+        command=TERSIFY_WORKER if launcher == "tersify" else CELERY_WORKER,
+        args=[*celery_args, "--pool", pool, "--concurrency", str(concurrency)],
+        cwd=ROOT,
+        **(settings | env),
+    )
+    return worker.start()
 
 
 class FakeModelProcess:
@@ -266,7 +223,7 @@ class FakeModelProcess:
         env = Settings().child_env()
         proc = self._proc = Proc(f"fakemodel-{self.port}", args, env, self._log_dir)
         # Its own start line for this port, then a connection: never another process's port.
-        wait_until(lambda: self._serving(proc), proc, "fake model", self._start_timeout)
+        proc.wait_until(lambda: self._serving(proc), "fake model start", self._start_timeout)
         return self
 
     def __exit__(

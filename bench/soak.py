@@ -31,8 +31,8 @@ from producer.contract import Method  # noqa: E402
 from producer.errors import TersifyError  # noqa: E402
 from producer.settings import Settings  # noqa: E402
 from tests.fakemodel import FakeModelServer, hang, malformed, status  # noqa: E402
-from tests.integration.workers import WorkerProcess  # noqa: E402
 from worker.processes.redis_server import LocalRedis  # noqa: E402
+from worker.processes.worker_process import WorkerProcess  # noqa: E402
 
 FAULTS = {
     "SOAK-500": status(500),

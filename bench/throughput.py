@@ -30,7 +30,6 @@ from _harness import (
     machine_cpu_seconds,
     start_tersify_worker,
     tool_output,
-    wait_until,
 )
 from celery import Celery
 from peers.env import ensure_peer_python, peer_python_path
@@ -161,7 +160,7 @@ def run_bare(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: P
         argv += ["--without-mingle", "--without-gossip", "--loglevel", "WARNING"]
         client.delete("bench:ready:celery_bare")
         worker = Proc(f"bare{n}", argv, env, logs)
-        wait_until(lambda: client.exists("bench:ready:celery_bare"), worker, "bare Celery")
+        worker.wait_until(lambda: client.exists("bench:ready:celery_bare"), "bare Celery start")
         workers.append(worker)
     client.close()
     outputs = [tool_output(i, args.chars) for i in range(args.jobs)]
@@ -199,7 +198,7 @@ def run_peer(
         for n in range(args.peer_processes):
             client.delete(f"bench:ready:{name}")
             worker = Proc(f"{name}{n}", argv, env, logs)
-            wait_until(lambda: client.exists(f"bench:ready:{name}"), worker, name)
+            worker.wait_until(lambda: client.exists(f"bench:ready:{name}"), f"{name} start")
             workers.append(worker)
     finally:
         client.close()

@@ -9,8 +9,9 @@ splits a UTF-8 sequence and (within reason) never separates a character from its
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
+
+from producer.textcut import safe_end, safe_start, split_lines
 
 DEFAULT_MAX_LINES = 30
 DEFAULT_HEAD = 5
@@ -19,23 +20,12 @@ ELLIPSIS = "…"
 
 Spill = Callable[[str], str | None]
 
-# A cut moves at most this many characters to keep a cluster (base + marks, ZWJ emoji) whole;
-# past that (a run of hundreds of marks) a plain character boundary is good enough.
-_MAX_CLUSTER_SHIFT = 32
-_ZWJ = "\u200d"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def line_count(text: str) -> int:
     """How many lines ``text`` holds: its newlines, plus one for an unterminated last line."""
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _split_lines(text: str) -> list[str]:
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    if text.endswith("\n"):
-        lines.pop()
-    return lines
 
 
 def preview(
@@ -47,44 +37,12 @@ def preview(
     """The scrollback preview: every line up to ``max_lines``, else head + marker + tail."""
     if min(max_lines, head, tail) < 0:
         raise ValueError("max_lines, head and tail must not be negative")
-    lines = _split_lines(text or "")
+    lines = [line.removesuffix("\r") for line in split_lines(text or "")]
     hidden = len(lines) - head - tail
     if len(lines) <= max_lines or hidden <= 0:
         return "\n".join(lines)
     marker = f"{ELLIPSIS} [{hidden} more lines · full output in the session log] {ELLIPSIS}"
     return "\n".join([*lines[:head], marker, *lines[len(lines) - tail :]])
-
-
-def _joins_previous(char: str) -> bool:
-    """True for characters that belong to the cluster before them (marks, ZWJ, skin tones)."""
-    return (
-        unicodedata.category(char) in ("Mn", "Mc", "Me")
-        or char == _ZWJ
-        or "\U0001f3fb" <= char <= "\U0001f3ff"
-    )
-
-
-def _cluster_boundary(text: str, index: int) -> bool:
-    if index <= 0 or index >= len(text):
-        return True
-    before, after = text[index - 1], text[index]
-    return not (_joins_previous(after) or before == _ZWJ or (before == "\r" and after == "\n"))
-
-
-def _cut_back(text: str, index: int) -> int:
-    """``index`` moved left a little so that it does not split a character cluster."""
-    for shift in range(min(_MAX_CLUSTER_SHIFT, index) + 1):
-        if _cluster_boundary(text, index - shift):
-            return index - shift
-    return index
-
-
-def _cut_forward(text: str, index: int) -> int:
-    """``index`` moved right a little so that it does not split a character cluster."""
-    for shift in range(min(_MAX_CLUSTER_SHIFT, len(text) - index) + 1):
-        if _cluster_boundary(text, index + shift):
-            return index + shift
-    return index
 
 
 # ``max`` shadows the builtin on purpose: it is the keyword callers of these two functions use.
@@ -93,7 +51,7 @@ def elide(text: str | None, max: int) -> str:
     s = text or ""
     if len(s) <= max:
         return s
-    return s[: _cut_back(s, max if max > 0 else 0)] + ELLIPSIS
+    return s[: safe_end(s, max if max > 0 else 0)] + ELLIPSIS
 
 
 def first_nonblank_line(text: str | None) -> str:
@@ -111,7 +69,7 @@ def first_line(text: str | None, max: int) -> str:
         return first
     if max <= 0:
         return ""
-    return first[: _cut_back(first, max - 1)] + ELLIPSIS
+    return first[: safe_end(first, max - 1)] + ELLIPSIS
 
 
 def _scrub(text: str) -> str:
@@ -136,7 +94,7 @@ def _prefix(text: str, data: bytes, max_bytes: int, max_lines: int) -> str:
     while 0 < cut < len(data) and data[cut] & 0xC0 == 0x80:  # a UTF-8 continuation byte
         cut -= 1
     end = min(end, len(data[:cut].decode()))
-    return text[: _cut_back(text, end)]
+    return text[: safe_end(text, end)]
 
 
 def _suffix_start(text: str, data: bytes, max_bytes: int, max_lines: int, floor: int) -> int:
@@ -155,7 +113,7 @@ def _suffix_start(text: str, data: bytes, max_bytes: int, max_lines: int, floor:
     while cut < len(data) and data[cut] & 0xC0 == 0x80:
         cut += 1
     start = max(start, len(text) - len(data[cut:].decode()), floor)
-    return _cut_forward(text, start)
+    return safe_start(text, start)
 
 
 def _head_and_tail(

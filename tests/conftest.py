@@ -1,4 +1,4 @@
-"""Session-wide fixtures: a real redis-server on a free loopback port."""
+"""Session-wide fixtures: a real redis-server on a free loopback port, the fake model APIs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from tests.fakemodel import FakeModelServer
 from worker.processes.redis_server import LocalRedis
 
 
@@ -42,3 +43,18 @@ def redis_client(redis_server: LocalRedis) -> Iterator[redis.Redis]:
         yield client
     finally:
         client.close()
+
+
+@pytest.fixture(scope="session")
+def fake_model_server() -> Iterator[FakeModelServer]:
+    """One loopback fake of the Anthropic and OpenAI APIs for the whole session."""
+    with FakeModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_model(fake_model_server: FakeModelServer) -> Iterator[FakeModelServer]:
+    """The session's fake model, reset to answering ok() before and after the test."""
+    fake_model_server.reset()
+    yield fake_model_server
+    fake_model_server.reset()

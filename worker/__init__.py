@@ -1,0 +1,18 @@
+"""What runs under Celery, and the tools around it. The folders are layers; each imports only
+those below it (``lint-imports`` keeps it so), and a job flows down them:
+
+- ``cli``        the ``tersify`` command, one module per subcommand
+- ``api``, ``reprocess``, ``quality``, ``processes``
+                 producer-side tools (HTTP API, batch reprocessing, shrink evaluation, local
+                 processes); they never touch Celery or the worker's internals
+- ``broker``     Celery and kombu: the app, signals, tasks, consumer, hardened transport
+- ``jobs``       a job's life without Celery: summary and compaction jobs, results, dead
+                 letters, the sweeper
+- ``metrics``    Prometheus counters, the Redis-state collector, ``tersify status``'s snapshot
+- ``runtime``    what a process holds: the ``Runtime``, its scheduler thread, the heartbeat
+- ``summarize``, ``compaction``
+                 job → summary (prompts, grounding, cache); conversation → compaction summary
+- ``model``, ``shrink``
+                 calling a model API under one policy; the local shrinks that need no network
+- ``store``      the session log and the write-behind queue
+"""

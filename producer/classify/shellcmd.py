@@ -58,11 +58,6 @@ _RUNNERS: dict[str, frozenset[str]] = {
     "nix": frozenset({"shell", "run", "develop"}),
 }
 _RUNNER_VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "--with", "--python", "-c"})
-_SUBCOMMAND_PROGRAMS = frozenset(
-    {"git", "docker", "podman", "kubectl", "gh", "pip", "pip3", "npm", "pnpm", "yarn", "cargo",
-     "go", "apt", "apt-get", "apt-cache", "brew", "conda", "helm", "dotnet", "nix", "systemctl",
-     "uv", "poetry", "terraform", "aws", "gcloud", "az", "dpkg", "rpm", "bun", "deno"}
-)  # fmt: skip
 _GIT_VALUE_OPTIONS = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
 

@@ -14,23 +14,10 @@ from producer import keys
 from producer.client import Producer
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer
-from tests.integration.workers import WorkerProcess
 from worker.processes.redis_server import LocalRedis
+from worker.processes.worker_process import WorkerProcess
 
 API_KEY = "sk-test-not-a-real-key-0123456789"
-
-
-@pytest.fixture(scope="session")
-def fake_model() -> Iterator[FakeModelServer]:
-    """The loopback fake of the Anthropic and OpenAI APIs."""
-    with FakeModelServer() as server:
-        yield server
-
-
-@pytest.fixture(autouse=True)
-def _fresh_fake(request: pytest.FixtureRequest) -> None:
-    if "fake_model" in request.fixturenames:
-        request.getfixturevalue("fake_model").reset()
 
 
 def provider_env(fake: FakeModelServer, provider: str) -> dict[str, str]:
@@ -66,6 +53,7 @@ def start_worker(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., W
 
     def start(**env: str) -> WorkerProcess:
         env.setdefault("session_log_dir", str(settings.session_log_dir))
+        env.setdefault("log_format", "json")
         worker = WorkerProcess(settings, tmp_path, **env).start()
         started.append(worker)
         return worker

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import pytest
@@ -22,9 +18,11 @@ from producer.client import redis_client
 from producer.contract import Method, SummaryResult
 from producer.settings import Settings
 from producer.spill import SpillStore
-from tests.integration.workers import WorkerProcess
+from tests.helpers import free_port, tersify_argv
 from worker.api.openapi import DOCUMENT, render
+from worker.processes.group import GroupProcess
 from worker.processes.redis_server import LocalRedis
+from worker.processes.worker_process import WorkerProcess
 
 TOKEN = "tok-full-access-0123456789abcdef"
 SCOPED = "tok-team-a-only-0123456789abcdef"
@@ -33,69 +31,41 @@ LONG_OUTPUT = "".join(f"line {i}: ERROR something failed at step {i}\n" for i in
 StartWorker = Callable[..., WorkerProcess]
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class ApiServer:
+class ApiServer(GroupProcess):
     """One ``tersify api`` process (its own process group) on a free loopback port."""
 
     def __init__(self, settings: Settings, log_dir: Path, *, workers: int = 2, **env: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log_dir / f"api-{self.port}.log"
         overrides = {"redis_url": settings.redis_url, "log_format": "json", **env}
-        self._env = settings.child_env(**overrides)
-        self._workers = workers
-        self.proc: subprocess.Popen[bytes] | None = None
+        super().__init__(
+            self.command("--workers", str(workers)),
+            env=settings.child_env(**overrides),
+            log_path=log_dir / f"api-{self.port}.log",
+        )
 
     def command(self, *extra: str) -> list[str]:
         """The ``tersify api`` command line."""
-        return [sys.executable, "-m", "worker.cli", "api", "--port", str(self.port), *extra]
+        return tersify_argv("api", "--port", str(self.port), *extra)
 
-    def start(self, timeout: float = 20.0) -> ApiServer:
+    def start(self, timeout: float = 20.0) -> Self:
         """Start the server and wait until ``/healthz`` answers (with any status)."""
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                self.command("--workers", str(self._workers)),
-                env=self._env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        for _ in range(int(timeout / 0.05)):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                break
-            try:
-                httpx.get(f"{self.url}/healthz", timeout=1.0)
-                return self
-            except httpx.TransportError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"api did not start:\n{self.log_path.read_text()[-3000:]}")
+        super().start()
+        self.wait_until(self._answers, "api start", timeout)
+        return self
+
+    def _answers(self) -> bool:
+        try:
+            httpx.get(f"{self.url}/healthz", timeout=1.0)
+        except httpx.TransportError:
+            return False
+        return True
 
     def run_once(self, *extra: str) -> subprocess.CompletedProcess[str]:
         """Run ``tersify api`` expecting it to refuse to start (bounded by a timeout)."""
         return subprocess.run(
-            self.command(*extra), env=self._env, capture_output=True, text=True, timeout=30
+            self.command(*extra), env=self.env, capture_output=True, text=True, timeout=30
         )
-
-    def stop(self) -> None:
-        """SIGTERM the process group, SIGKILL if it lingers."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from producer.aio import AsyncProducer
 from producer.contract import Method
 from producer.errors import JobNotFoundError, ResultTimeoutError
 from producer.settings import Settings
-from tests.integration.workers import WorkerProcess
+from worker.processes.worker_process import WorkerProcess
 
 LOG = "\n".join(f"step {i}: ok" for i in range(300)) + "\nERROR: disk quota exceeded\n"
 

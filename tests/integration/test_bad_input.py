@@ -17,7 +17,7 @@ from producer.errors import InvalidJobError, OutputTooLargeError, UnsupportedSch
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, parse_message
-from tests.integration.workers import WorkerProcess
+from worker.processes.worker_process import WorkerProcess
 
 BIG = "x" * 5000
 
@@ -128,7 +128,7 @@ def test_garbage_written_straight_into_the_queue_is_dead_lettered_and_the_worker
     records = [json.loads(r) for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)]
     assert sorted(r["reason"] for r in records) == ["bad_body", "not_json", "unknown_task"]
     assert any("no.such.task" in r["detail"] for r in records)
-    assert worker.proc is not None and worker.proc.poll() is None
+    assert worker.alive()
     result = producer.submit(session_id="after-poison", tool_name="bash", output=BIG + "\nerror: x")
     assert result.wait(30).method is Method.EXTRACTIVE
     assert redis_client.llen("interactive") == 0

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from producer.settings import Settings
-from tests.integration.workers import WorkerProcess
+from tests.helpers import tersify
 from worker.cli.demo import load_examples
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 RESULT_FIELDS = {
@@ -26,21 +25,6 @@ RESULT_FIELDS = {
     "output_tokens",
     "fallback_reason",
 }
-
-
-def tersify(
-    settings: Settings, *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the CLI as a user would, pointed at the test's Redis."""
-    return subprocess.run(
-        [sys.executable, "-m", "worker.cli", *args],
-        env=settings.child_env(redis_url=settings.redis_url),
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_submit_prints_the_summary_as_json(start_worker: StartWorker, settings: Settings) -> None:

@@ -14,8 +14,8 @@ from producer.compaction import CompactionMethod
 from producer.contract import FallbackReason
 from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env
-from tests.integration.workers import WorkerProcess
 from worker.compaction.summary import BANNER, END_MARKER
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LATEST_REQUEST = "Now update CHANGELOG.md with the fix, please."

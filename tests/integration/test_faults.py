@@ -17,7 +17,7 @@ from producer.publisher import Publisher
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, close_mid_body, ok, slow_drip
 from tests.integration.conftest import provider_env
-from tests.integration.workers import WorkerProcess
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"[{i:04d}] building target {i}" for i in range(300)) + "\nerror: link failed\n"
@@ -34,7 +34,7 @@ def test_sigterm_lets_the_job_in_flight_finish(
         assert time.monotonic() < deadline
         time.sleep(0.02)
     worker.stop()  # SIGTERM: Celery's warm shutdown
-    assert worker.proc is not None and worker.proc.returncode == 0
+    assert worker.returncode == 0
     assert handle.wait(5).method is Method.LLM
     assert producer.gate.is_open("term")
 

@@ -5,27 +5,19 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Callable
 
 from producer.client import Producer
 from producer.contract import FallbackReason, Method
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, hang, ok
+from tests.helpers import wait_for
 from tests.integration.conftest import provider_env
-from tests.integration.workers import WorkerProcess
 from worker.processes.redis_server import LocalRedis
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"
-
-
-def wait_for(condition: Callable[[], bool], seconds: float) -> None:
-    """Poll ``condition`` (a test-side check, bounded) until it holds."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
 
 
 def test_input_is_held_while_the_job_runs_and_handed_back_in_order(
@@ -75,7 +67,7 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
     quick_lease = settings.model_copy(update={"gate_lease_seconds": lease})
     with Producer(quick_lease) as producer:
         handle = producer.submit(session_id="crash", tool_name="bash", output=LOG)
-        wait_for(lambda: fake_model.request_count >= 1, 15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
         first.kill()
         start_worker(**env)
         assert producer.gate.wait_open("crash", timeout=lease + sweep + 5)
@@ -101,15 +93,15 @@ def test_a_frozen_workers_result_arrives_late_and_is_not_applied(
     frozen = start_worker(**env)
     with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
         handle = producer.submit(session_id="frozen", tool_name="bash", output=LOG)
-        wait_for(lambda: fake_model.request_count >= 1, 15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
         assert frozen.proc is not None
-        os.killpg(frozen.proc.pid, signal.SIGSTOP)  # a debugger's breakpoint: no renewals
+        os.killpg(frozen.pid, signal.SIGSTOP)  # a debugger's breakpoint: no renewals
         try:
             start_worker(**env)  # its sweeper finishes the expired hold
             applied = handle.wait(15)
         finally:
-            os.killpg(frozen.proc.pid, signal.SIGCONT)
-        wait_for(lambda: producer.get_late(handle.job_id) is not None, 20)
+            os.killpg(frozen.pid, signal.SIGCONT)
+        wait_for(lambda: producer.get_late(handle.job_id) is not None, timeout=20)
         late = producer.get_late(handle.job_id)
         assert producer.get(handle.job_id) == applied  # the applied result did not change
     assert applied.fallback_reason is FallbackReason.LEASE_EXPIRED
@@ -125,7 +117,7 @@ def test_a_redis_restart_mid_job_loses_no_result_and_leaves_no_gate_closed(
     fake_model.set_default(ok(latency=1.5))
     start_worker(**provider_env(fake_model, "anthropic"))
     handle = producer.submit(session_id="restart", tool_name="bash", output=LOG)
-    wait_for(lambda: fake_model.request_count >= 1, 15)
+    wait_for(lambda: fake_model.request_count >= 1, timeout=15)
     redis_server.restart()  # no persistence: the queue, the payload and the gate are gone
     assert producer.gate.is_open("restart")
     result = handle.wait(30)  # the in-flight job still stores its result once Redis is back

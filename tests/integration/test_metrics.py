@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -14,23 +13,17 @@ from producer.client import Producer, redis_client
 from producer.contract import Method, Queue, SummaryResult
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
+from tests.helpers import free_port
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
-from tests.integration.workers import WorkerProcess
 from worker.cli.demo import load_examples
 from worker.metrics.jobs import exported_names
 from worker.metrics.state import StateCollector
 from worker.model.pricing import parse_prices
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 EXAMPLES = [ex for ex in load_examples() if len(ex.output) > 2000][:4]
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def parse(text: str) -> Samples:

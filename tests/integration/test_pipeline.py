@@ -16,9 +16,10 @@ from producer.contract import FallbackReason, Method, Queue, SummaryResult, Tool
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
+from tests.helpers import wait_for
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
-from tests.integration.workers import WorkerProcess
 from worker.cli.demo import Example, load_examples
+from worker.processes.worker_process import WorkerProcess
 from worker.store.sessionlog import read_entries, session_file
 
 EXAMPLES = load_examples()
@@ -166,7 +167,7 @@ def test_the_session_log_holds_every_full_output_and_result(
     def logged() -> list[dict]:
         return list(read_entries(path)) if path.exists() else []
 
-    _wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), 10)
+    wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), timeout=10)
     entries = logged()
     outputs = {e["job_id"]: e["output"] for e in entries if e["kind"] == "output"}
     results = {e["job_id"] for e in entries if e["kind"] == "result"}
@@ -189,7 +190,7 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
     slow = settings.model_copy(update={"job_deadline_seconds": 60, "visibility_timeout_seconds": 3})
     with Producer(slow) as producer:
         handle = producer.submit(session_id="killed", tool_name="bash", output=ex.output)
-        _wait_for(lambda: fake_model.request_count >= 1, 15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
         first.kill()
         fake_model.set_default(ok())
         start_worker(**env)
@@ -205,17 +206,9 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
         lines = [json.loads(line) for line in log.read_text().splitlines()]
         return sum(1 for e in lines if e["kind"] == "result")
 
-    _wait_for(lambda: logged_results() >= 1, 10)  # the log line follows the stored result
+    wait_for(lambda: logged_results() >= 1, timeout=10)  # the log line follows the stored result
     assert logged_results() == 1
     assert redis_client.llen(f"tersify:result:{handle.job_id}") == 1
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float) -> None:
-
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
 
 
 def test_batch_jobs_go_to_the_batch_queue_and_never_touch_the_gate(

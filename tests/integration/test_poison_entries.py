@@ -9,7 +9,6 @@ kombu's unacked records to be redelivered.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -21,7 +20,8 @@ from producer import keys
 from producer.client import Producer
 from producer.contract import DeadLetterReason, Method
 from tests.entries import bad_entries
-from tests.integration.workers import WorkerProcess
+from tests.helpers import wait_for
+from worker.processes.worker_process import WorkerProcess
 
 ENTRY_LIMIT = 64 * 1024  # the worker's TERSIFY_MAX_QUEUE_ENTRY_BYTES (its smallest setting)
 BATCHES = 10
@@ -40,15 +40,6 @@ def worker(start_worker: Callable[..., WorkerProcess]) -> Iterator[WorkerProcess
     yield start_worker(max_queue_entry_bytes=str(ENTRY_LIMIT))
 
 
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    """Poll ``condition`` until it holds (bounded)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
-
-
-# A failing batch is reported whole; its repr is large, and that is no reason to fail instead.
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
 def test_any_malformed_entry_in_any_queue_is_dead_lettered_and_the_worker_lives_on(
     worker: WorkerProcess, producer: Producer, redis_client: redis.Redis
@@ -78,7 +69,7 @@ def test_any_malformed_entry_in_any_queue_is_dead_lettered_and_the_worker_lives_
             f"fewer than {len(batch)} dead letters",
         )
         wait_for(lambda: redis_client.hlen("unacked") == 0, "entries left unacked")
-        assert worker.proc is not None and worker.proc.poll() is None, worker.log()[-3000:]
+        assert worker.alive(), worker.log()[-3000:]
         records = [json.loads(r) for r in redis_client.lrange(keys.DEAD_LETTERS, 0, -1)]
         assert len(records) == len(batch)
         assert all(r["reason"] in REASONS and r["detail"] for r in records)
@@ -90,7 +81,7 @@ def test_any_malformed_entry_in_any_queue_is_dead_lettered_and_the_worker_lives_
     assert sum(pushed) >= 500
     handle = producer.submit(session_id="after-poison", tool_name="bash", output="y" * 5000)
     assert handle.wait(30).method is Method.EXTRACTIVE
-    assert worker.proc is not None and worker.proc.poll() is None
+    assert worker.alive()
     assert redis_client.llen(keys.DEAD_LETTERS) == pushed[-1]  # the valid job was not refused
 
 

@@ -17,8 +17,8 @@ from producer.gate import SessionGate
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, ok
 from tests.integration.conftest import provider_env
-from tests.integration.workers import WorkerProcess
 from tests.unit.test_reprocess import write_archive
+from worker.processes.worker_process import WorkerProcess
 from worker.reprocess.estimate import estimate_all
 from worker.reprocess.reader import read_logs
 
@@ -207,7 +207,10 @@ def test_an_interactive_job_overtakes_a_reprocessing_backlog_on_a_shared_worker(
         while redis_client.llen("batch") < backlog:  # the whole backlog queued before a worker
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
-        start_worker(concurrency=2, **provider_env(fake_model, "anthropic"))
+        start_worker(
+            args=("--concurrency", "2", "--pool", "threads"),
+            **provider_env(fake_model, "anthropic"),
+        )
         with Producer(settings) as producer:
             marker = "INTERACTIVE-OVERTAKES-MARK"
             text = "\n".join(f"{marker} row {i}: value {i * 7}" for i in range(200))

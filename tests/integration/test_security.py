@@ -26,10 +26,10 @@ from tests.fakemodel import (
     status,
 )
 from tests.integration.conftest import API_KEY, provider_env
-from tests.integration.workers import WorkerProcess
 from worker.model.providers import make_provider
 from worker.model.providers.base import ModelRequest
 from worker.processes.redis_server import LocalRedis
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"collected item {i}" for i in range(300)) + "\nFAILED tests/test_x.py::test_y\n"
@@ -105,7 +105,8 @@ def test_a_redis_with_a_password_serves_jobs_and_the_gate(
     password_redis: LocalRedis, tmp_path: Path
 ) -> None:
     settings = Settings(redis_url=password_redis.url, session_log_dir=tmp_path)
-    worker = WorkerProcess(settings, tmp_path, session_log_dir=str(tmp_path)).start()
+    worker = WorkerProcess(settings, tmp_path, log_format="json", session_log_dir=str(tmp_path))
+    worker.start()
     try:
         with Producer(settings) as producer:
             handle = producer.submit(session_id="pw", tool_name="bash", output=LOG)

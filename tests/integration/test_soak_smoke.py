@@ -19,6 +19,7 @@ def test_a_tiny_soak_loses_nothing_and_applies_nothing_twice() -> None:
         check=False,
         cwd=ROOT,
     )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     last = done.stdout.strip().splitlines()[-1]
     match = re.fullmatch(
         r"soak: submitted=(\d+) results=(\d+) lost=(\d+) applied_twice=(\d+) "

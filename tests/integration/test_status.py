@@ -14,25 +14,13 @@ from producer.client import Producer
 from producer.contract import Method
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
+from tests.helpers import tersify
 from tests.integration.conftest import provider_env
-from tests.integration.workers import WorkerProcess
 from worker.cli.demo import load_examples
+from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 EXAMPLE = next(ex for ex in load_examples() if len(ex.output) > 2000)
-
-
-def tersify(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the ``tersify`` CLI against the test's Redis."""
-    env = settings.child_env(redis_url=settings.redis_url)
-    return subprocess.run(
-        [sys.executable, "-m", "worker.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def status_json(settings: Settings) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 
 from producer.settings import Settings
-from tests.integration.workers import WorkerProcess
+from worker.processes.worker_process import WorkerProcess
 
 
 def check(settings: Settings, hostname: str) -> subprocess.CompletedProcess[str]:

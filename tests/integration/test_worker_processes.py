@@ -6,9 +6,6 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,21 +16,21 @@ from producer import keys
 from producer.client import Producer
 from producer.contract import Method
 from producer.settings import Settings
+from tests.helpers import tersify, tersify_argv, wait_for
 from worker.cli.demo import load_examples
+from worker.processes.group import GroupProcess
 
 NAMES = ("sup-1@localhost", "sup-2@localhost")
-START_SECONDS = 30.0
+START = 30.0
 
 
-def tersify(settings: Settings, *argv: str, **popen: Any) -> subprocess.Popen[bytes]:
-    """``tersify ARGV…`` against the test Redis (extractive provider: no model needed)."""
-    env = settings.child_env(
-        redis_url=settings.redis_url,
-        session_log_dir=str(settings.session_log_dir),
-        log_format="json",
-        metrics_port="0",  # two processes on one host: no port to share
-    )
-    return subprocess.Popen([sys.executable, "-m", "worker.cli", *argv], env=env, **popen)
+def env(settings: Settings) -> dict[str, str]:
+    """The extractive provider, no metrics port: two processes on one host share none."""
+    return {
+        "session_log_dir": str(settings.session_log_dir),
+        "log_format": "json",
+        "metrics_port": "0",
+    }
 
 
 def heartbeat(redis_client: Any, name: str) -> dict[str, Any] | None:
@@ -42,40 +39,23 @@ def heartbeat(redis_client: Any, name: str) -> dict[str, Any] | None:
     return json.loads(raw) if raw else None
 
 
-def wait_for(check: Any, what: str, timeout: float = START_SECONDS) -> Any:
-    """Poll ``check()`` until it returns something truthy; fail with ``what`` after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, f"{what} within {timeout}s"
-        time.sleep(0.05)
-    return value
-
-
 @pytest.fixture
-def supervisor(
-    settings: Settings, redis_client: Any, tmp_path: Path
-) -> Iterator[subprocess.Popen[bytes]]:
+def supervisor(settings: Settings, redis_client: Any, tmp_path: Path) -> Iterator[GroupProcess]:
     """``tersify worker --processes 2`` running, both children beating; stopped afterwards."""
-    with (tmp_path / "supervisor.log").open("ab") as log:
-        proc = tersify(
-            settings,
-            *("worker", "--processes", "2", "--concurrency", "4", "--hostname", "sup@localhost"),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    argv = tersify_argv("worker", "--processes", "2", "--concurrency", "4")
+    proc = GroupProcess(
+        [*argv, "--hostname", "sup@localhost"],
+        env=settings.child_env(redis_url=settings.redis_url, **env(settings)),
+        log_path=tmp_path / "supervisor.log",
+    ).start()
     pids: set[int] = set()
     try:
         for name in NAMES:
-            pids.add(wait_for(lambda n=name: heartbeat(redis_client, n), f"{name} beat")["pid"])
+            record = wait_for(lambda n=name: heartbeat(redis_client, n), f"{name} beat", START)
+            pids.add(record["pid"])
         yield proc
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        proc.stop(timeout=30)
         for name in NAMES:  # the children have sessions of their own: never leave one behind
             record = heartbeat(redis_client, name)
             pids |= {record["pid"]} if record else set()
@@ -85,7 +65,7 @@ def supervisor(
 
 
 def test_every_process_takes_jobs_and_the_check_sees_them_all(
-    supervisor: subprocess.Popen[bytes], settings: Settings
+    supervisor: GroupProcess, settings: Settings
 ) -> None:
     examples = load_examples()
     with Producer(settings) as producer:
@@ -96,18 +76,14 @@ def test_every_process_takes_jobs_and_the_check_sees_them_all(
         results = [handle.wait(30) for handle in handles]
     assert {result.method for result in results} == {Method.EXTRACTIVE}
 
-    check = tersify(
-        settings,
-        *("worker", "--processes", "2", "--hostname", "sup@localhost", "--check"),
-        stdout=subprocess.PIPE,
-    )
-    out, _ = check.communicate(timeout=30)
-    assert check.returncode == 0, out
-    assert [line.split(":")[0] for line in out.decode().splitlines()] == list(NAMES)
+    argv = ("worker", "--processes", "2", "--hostname", "sup@localhost", "--check")
+    check = tersify(settings, *argv, **env(settings))
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert [line.split(":")[0] for line in check.stdout.splitlines()] == list(NAMES)
 
 
 def test_a_killed_process_is_restarted_and_sigterm_stops_them_all(
-    supervisor: subprocess.Popen[bytes], redis_client: Any
+    supervisor: GroupProcess, redis_client: Any
 ) -> None:
     first = heartbeat(redis_client, NAMES[0])
     assert first is not None
@@ -119,7 +95,8 @@ def test_a_killed_process_is_restarted_and_sigterm_stops_them_all(
     )
     os.kill(restarted["pid"], 0)  # alive
 
-    supervisor.send_signal(signal.SIGTERM)
-    assert supervisor.wait(timeout=30) == 0
+    assert supervisor.proc is not None
+    supervisor.proc.send_signal(signal.SIGTERM)
+    assert supervisor.proc.wait(timeout=30) == 0
     for name in NAMES:  # a clean shutdown removes each heartbeat
         assert heartbeat(redis_client, name) is None

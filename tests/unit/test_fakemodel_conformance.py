@@ -28,33 +28,18 @@ TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200
 USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"
 
 
-@pytest.fixture(scope="module")
-def module_server() -> Iterator[FakeModelServer]:
-    """One fake for the module; tests reset it."""
-    with FakeModelServer() as server:
-        yield server
-
-
 @pytest.fixture
-def server(module_server: FakeModelServer) -> Iterator[FakeModelServer]:
-    """The module's fake, reset to answering ok() before and after each test."""
-    module_server.reset()
-    yield module_server
-    module_server.reset()
-
-
-@pytest.fixture
-def claude(server: FakeModelServer) -> Iterator[anthropic.Anthropic]:
+def claude(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
     """The official Anthropic client, pointed at the fake, without retries."""
-    with anthropic.Anthropic(base_url=server.url, api_key="test-key", max_retries=0) as client:
+    with anthropic.Anthropic(base_url=fake_model.url, api_key="test-key", max_retries=0) as client:
         yield client
 
 
 @pytest.fixture
-def gpt(server: FakeModelServer) -> Iterator[openai.OpenAI]:
+def gpt(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
     """The official OpenAI client, pointed at the fake, without retries."""
     with openai.OpenAI(
-        base_url=server.openai_base_url, api_key="test-key", max_retries=0
+        base_url=fake_model.openai_base_url, api_key="test-key", max_retries=0
     ) as client:
         yield client
 
@@ -82,7 +67,7 @@ def ask_gpt(client: openai.OpenAI, timeout: float = 5.0) -> openai.types.chat.Ch
 
 
 def test_the_anthropic_sdk_parses_a_summary_with_usage(
-    server: FakeModelServer, claude: anthropic.Anthropic
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
 ) -> None:
     message = ask_claude(claude)
     assert message.content[0].type == "text"
@@ -90,11 +75,11 @@ def test_the_anthropic_sdk_parses_a_summary_with_usage(
     assert message.model == "claude-haiku-4-5-20251001"
     assert message.stop_reason == "end_turn"
     assert message.usage.input_tokens > message.usage.output_tokens > 0
-    assert server.requests[-1].path == "/v1/messages"
+    assert fake_model.requests[-1].path == "/v1/messages"
 
 
 def test_the_openai_sdk_parses_a_summary_with_usage(
-    server: FakeModelServer, gpt: openai.OpenAI
+    fake_model: FakeModelServer, gpt: openai.OpenAI
 ) -> None:
     completion = ask_gpt(gpt)
     assert completion.choices[0].message.content == SUMMARY_PREFIX + TOOL_OUTPUT.strip()[:200]
@@ -104,21 +89,21 @@ def test_the_openai_sdk_parses_a_summary_with_usage(
     assert completion.usage.total_tokens == (
         completion.usage.prompt_tokens + completion.usage.completion_tokens
     )
-    assert server.requests[-1].path == "/v1/chat/completions"
+    assert fake_model.requests[-1].path == "/v1/chat/completions"
 
 
 def test_a_scripted_text_reaches_both_sdks(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.script([ok("first"), ok("second")])
+    fake_model.script([ok("first"), ok("second")])
     assert ask_claude(claude).content[0].text == "first"  # type: ignore[union-attr]
     assert ask_gpt(gpt).choices[0].message.content == "second"
 
 
 def test_an_empty_answer_parses_as_empty_text(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.set_default(empty())
+    fake_model.set_default(empty())
     assert ask_claude(claude).content[0].text == ""  # type: ignore[union-attr]
     assert ask_gpt(gpt).choices[0].message.content == ""
 
@@ -141,13 +126,13 @@ OPENAI_ERRORS = [
 
 @pytest.mark.parametrize(("code", "exc_type", "error_type"), ANTHROPIC_ERRORS)
 def test_each_error_status_raises_the_anthropic_sdks_matching_exception(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
     claude: anthropic.Anthropic,
     code: int,
     exc_type: type[anthropic.APIStatusError],
     error_type: str,
 ) -> None:
-    server.set_default(status(code))
+    fake_model.set_default(status(code))
     with pytest.raises(exc_type) as caught:
         ask_claude(claude)
     assert caught.value.status_code == code
@@ -160,13 +145,13 @@ def test_each_error_status_raises_the_anthropic_sdks_matching_exception(
 
 @pytest.mark.parametrize(("code", "exc_type", "error_type"), OPENAI_ERRORS)
 def test_each_error_status_raises_the_openai_sdks_matching_exception(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
     gpt: openai.OpenAI,
     code: int,
     exc_type: type[openai.APIStatusError],
     error_type: str,
 ) -> None:
-    server.set_default(status(code))
+    fake_model.set_default(status(code))
     with pytest.raises(exc_type) as caught:
         ask_gpt(gpt)
     assert caught.value.status_code == code
@@ -176,9 +161,9 @@ def test_each_error_status_raises_the_openai_sdks_matching_exception(
 
 
 def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.set_default(status(429, retry_after=7))
+    fake_model.set_default(status(429, retry_after=7))
     with pytest.raises(anthropic.RateLimitError) as from_claude:
         ask_claude(claude)
     with pytest.raises(openai.RateLimitError) as from_gpt:
@@ -189,9 +174,9 @@ def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
 
 
 def test_a_malformed_body_raises_in_both_sdks(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.set_default(malformed())
+    fake_model.set_default(malformed())
     with pytest.raises(json.JSONDecodeError):
         ask_claude(claude)
     with pytest.raises(json.JSONDecodeError):
@@ -199,9 +184,9 @@ def test_a_malformed_body_raises_in_both_sdks(
 
 
 def test_a_body_cut_short_is_a_connection_error_to_both_sdks(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.set_default(close_mid_body())
+    fake_model.set_default(close_mid_body())
     with pytest.raises(anthropic.APIConnectionError):
         ask_claude(claude)
     with pytest.raises(openai.APIConnectionError):
@@ -209,9 +194,9 @@ def test_a_body_cut_short_is_a_connection_error_to_both_sdks(
 
 
 def test_a_hanging_server_times_out_both_sdks(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
-    server.set_default(hang())
+    fake_model.set_default(hang())
     with pytest.raises(anthropic.APITimeoutError):
         ask_claude(claude, timeout=0.2)
     with pytest.raises(openai.APITimeoutError):
@@ -219,11 +204,11 @@ def test_a_hanging_server_times_out_both_sdks(
 
 
 def test_an_unknown_path_is_not_found_in_each_apis_error_shape(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
 ) -> None:
     with (
-        anthropic.Anthropic(base_url=server.url + "/nowhere", api_key="k", max_retries=0) as c1,
-        openai.OpenAI(base_url=server.url + "/nowhere", api_key="k", max_retries=0) as c2,
+        anthropic.Anthropic(base_url=fake_model.url + "/nowhere", api_key="k", max_retries=0) as c1,
+        openai.OpenAI(base_url=fake_model.url + "/nowhere", api_key="k", max_retries=0) as c2,
     ):
         with pytest.raises(anthropic.NotFoundError) as from_claude:
             ask_claude(c1)
@@ -238,12 +223,13 @@ def test_the_openai_sdk_lists_the_fake_model(gpt: openai.OpenAI) -> None:
 
 
 def test_the_sdks_and_our_providers_send_the_key_and_version_headers(
-    server: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
 ) -> None:
     request = ModelRequest(system="You summarize tool output.", user=USER, max_tokens=200)
     key = SecretStr("test-key")
-    ours_anthropic = AnthropicProvider(key, server.url, "m", connect_timeout=1.0, pool_size=1)
-    ours_openai = OpenAIProvider(key, server.openai_base_url, "m", connect_timeout=1.0, pool_size=1)
+    options = {"connect_timeout": 1.0, "pool_size": 1}
+    ours_anthropic = AnthropicProvider(key, fake_model.url, "m", **options)
+    ours_openai = OpenAIProvider(key, fake_model.openai_base_url, "m", **options)
     try:
         ask_claude(claude)
         ours_anthropic.complete(request, timeout=5.0)
@@ -252,7 +238,7 @@ def test_the_sdks_and_our_providers_send_the_key_and_version_headers(
     finally:
         ours_anthropic.close()
         ours_openai.close()
-    sdk_claude, our_claude, sdk_gpt, our_gpt = (r.headers for r in server.requests)
+    sdk_claude, our_claude, sdk_gpt, our_gpt = (r.headers for r in fake_model.requests)
     # anthropic 2.x sends the key as a bearer token, 0.x as x-api-key; the API takes either.
     assert "test-key" in (sdk_claude.get("x-api-key"), sdk_claude.get("authorization", "")[7:])
     assert our_claude["x-api-key"] == "test-key"
@@ -263,9 +249,9 @@ def test_the_sdks_and_our_providers_send_the_key_and_version_headers(
     assert sdk_gpt["content-type"] == our_gpt["content-type"] == "application/json"
 
 
-def test_the_fake_rejects_a_body_the_real_api_would_reject(server: FakeModelServer) -> None:
+def test_the_fake_rejects_a_body_the_real_api_would_reject(fake_model: FakeModelServer) -> None:
     headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=fake_model.url) as client:
         no_max_tokens = client.post(
             "/v1/messages", json={"model": "m", "messages": []}, headers=headers
         )
@@ -289,16 +275,16 @@ def post_message(client: httpx.Client, text: str) -> str:
 
 
 def test_the_script_comes_first_then_the_first_matching_rule_then_the_default(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
 ) -> None:
-    server.set_default(ok("default"))
-    server.add_rule("FAKE-FAULT-429", status(429))
-    server.add_rule("FAKE", ok("second rule"))
-    server.script([ok("scripted")])
-    with httpx.Client(base_url=server.url) as client:
+    fake_model.set_default(ok("default"))
+    fake_model.add_rule("FAKE-FAULT-429", status(429))
+    fake_model.add_rule("FAKE", ok("second rule"))
+    fake_model.script([ok("scripted")])
+    with httpx.Client(base_url=fake_model.url) as client:
         answers = [post_message(client, f"x {marker} y") for marker in ("FAKE-FAULT-429",) * 2]
         answers += [post_message(client, "FAKE-OTHER"), post_message(client, "plain")]
-        server.reset()
+        fake_model.reset()
         answers.append(post_message(client, "FAKE-FAULT-429"))
     assert answers == [
         "scripted",
@@ -310,14 +296,14 @@ def test_the_script_comes_first_then_the_first_matching_rule_then_the_default(
 
 
 def test_each_scripted_behaviour_is_consumed_once_under_concurrency(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
 ) -> None:
-    server.script(ok(str(n)) for n in range(200))
+    fake_model.script(ok(str(n)) for n in range(200))
     answers: list[str] = []
     lock = threading.Lock()
 
     def send_many() -> None:
-        with httpx.Client(base_url=server.url) as client:
+        with httpx.Client(base_url=fake_model.url) as client:
             for _ in range(20):
                 answer = post_message(client, "hello")
                 with lock:
@@ -329,15 +315,15 @@ def test_each_scripted_behaviour_is_consumed_once_under_concurrency(
     for thread in threads:
         thread.join(20.0)
     assert sorted(answers, key=int) == [str(n) for n in range(200)]
-    assert server.request_count == 200
+    assert fake_model.request_count == 200
 
 
 def test_recorded_requests_are_bounded_but_all_are_counted() -> None:
-    with FakeModelServer(max_recorded=3) as server, httpx.Client(base_url=server.url) as client:
+    with FakeModelServer(max_recorded=3) as fake, httpx.Client(base_url=fake.url) as client:
         for n in range(5):
             post_message(client, f"request {n}")
-        assert server.request_count == 5
-        recorded = server.requests
+        assert fake.request_count == 5
+        recorded = fake.requests
     assert [r.body["messages"][0]["content"] for r in recorded] == [
         "request 2",
         "request 3",

@@ -49,23 +49,8 @@ KINDS: list[Kind] = ["anthropic", "openai"]
 MakeProvider = Callable[..., HttpProvider]
 
 
-@pytest.fixture(scope="module")
-def module_server() -> Iterator[FakeModelServer]:
-    """One fake for the module; tests reset it."""
-    with FakeModelServer() as server:
-        yield server
-
-
 @pytest.fixture
-def server(module_server: FakeModelServer) -> Iterator[FakeModelServer]:
-    """The module's fake, answering ok() with no recorded requests."""
-    module_server.reset()
-    yield module_server
-    module_server.reset()
-
-
-@pytest.fixture
-def make(server: FakeModelServer) -> Iterator[MakeProvider]:
+def make(fake_model: FakeModelServer) -> Iterator[MakeProvider]:
     """Build providers of either kind against the fake; all are closed after the test."""
     made: list[HttpProvider] = []
 
@@ -78,7 +63,7 @@ def make(server: FakeModelServer) -> Iterator[MakeProvider]:
     ) -> HttpProvider:
         cls = AnthropicProvider if kind == "anthropic" else OpenAIProvider
         url = base_url or (
-            server.anthropic_base_url if kind == "anthropic" else server.openai_base_url
+            fake_model.anthropic_base_url if kind == "anthropic" else fake_model.openai_base_url
         )
         secret = SecretStr(key) if key is not None else None
         provider = cls(secret, url, f"{kind}-model", connect_timeout=1.0, pool_size=pool_size)
@@ -117,10 +102,10 @@ def test_a_summary_comes_back_with_text_model_and_tokens(make: MakeProvider, kin
 
 
 def test_the_anthropic_call_is_a_messages_post_with_key_and_version(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
     make("anthropic").complete(REQUEST, timeout=5.0)
-    (sent,) = server.requests
+    (sent,) = fake_model.requests
     assert (sent.method, sent.path) == ("POST", "/v1/messages")
     assert sent.headers["x-api-key"] == SECRET
     assert sent.headers["anthropic-version"] == "2023-06-01"
@@ -135,10 +120,10 @@ def test_the_anthropic_call_is_a_messages_post_with_key_and_version(
 
 
 def test_the_openai_call_is_a_chat_completions_post_with_a_bearer_token(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
     make("openai").complete(REQUEST, timeout=5.0)
-    (sent,) = server.requests
+    (sent,) = fake_model.requests
     assert (sent.method, sent.path) == ("POST", "/v1/chat/completions")
     assert sent.headers["authorization"] == f"Bearer {SECRET}"
     assert sent.headers["content-type"] == "application/json"
@@ -154,47 +139,47 @@ def test_the_openai_call_is_a_chat_completions_post_with_a_bearer_token(
 
 
 def test_an_openai_compatible_server_without_a_key_gets_no_authorization_header(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
     make("openai", key=None).complete(REQUEST, timeout=5.0)
-    assert "authorization" not in server.requests[0].headers
+    assert "authorization" not in fake_model.requests[0].headers
 
 
 def test_a_trailing_slash_on_the_base_url_is_harmless(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
-    make("openai", base_url=server.openai_base_url + "/").complete(REQUEST, timeout=5.0)
-    assert server.requests[0].path == "/v1/chat/completions"
+    make("openai", base_url=fake_model.openai_base_url + "/").complete(REQUEST, timeout=5.0)
+    assert fake_model.requests[0].path == "/v1/chat/completions"
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_empty_answer_is_returned_as_empty_text(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
-    server.set_default(empty())
+    fake_model.set_default(empty())
     assert make(kind).complete(REQUEST, timeout=5.0).text == ""
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_oversized_answer_is_returned_for_the_caller_to_judge(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
-    server.set_default(oversized(50_000))
+    fake_model.set_default(oversized(50_000))
     assert len(make(kind).complete(REQUEST, timeout=5.0).text) == 50_000
 
 
 def test_an_openai_null_content_is_an_empty_answer(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
-    server.set_default(raw('{"model": "m", "choices": [{"message": {"content": null}}]}'))
+    fake_model.set_default(raw('{"model": "m", "choices": [{"message": {"content": null}}]}'))
     completion = make("openai").complete(REQUEST, timeout=5.0)
     assert (completion.text, completion.input_tokens) == ("", None)
 
 
 def test_anthropic_text_blocks_are_joined_and_other_blocks_skipped(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
-    server.set_default(
+    fake_model.set_default(
         raw(
             '{"model": "m", "content": [{"type": "text", "text": "a"}, {"type": "thinking",'
             ' "thinking": "hm"}, {"type": "text", "text": "b"}], "usage": {"input_tokens": 5}}'
@@ -206,12 +191,12 @@ def test_anthropic_text_blocks_are_joined_and_other_blocks_skipped(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_one_pooled_connection_is_kept_alive_across_calls(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
     provider = make(kind, pool_size=1)
     for _ in range(5):
         provider.complete(REQUEST, timeout=5.0)
-    assert (server.request_count, server.connection_count) == (5, 1)
+    assert (fake_model.request_count, fake_model.connection_count) == (5, 1)
 
 
 # failures
@@ -240,13 +225,13 @@ FAILURES: list[tuple[str, Behaviour, FallbackReason]] = [
     ("behaviour", "reason"), [f[1:] for f in FAILURES], ids=[f[0] for f in FAILURES]
 )
 def test_every_failure_is_a_provider_error_with_its_reason(
-    server: FakeModelServer,
+    fake_model: FakeModelServer,
     make: MakeProvider,
     kind: Kind,
     behaviour: Behaviour,
     reason: FallbackReason,
 ) -> None:
-    server.set_default(behaviour)
+    fake_model.set_default(behaviour)
     error = fail(make(kind), timeout=0.5)
     assert error.reason is reason
     assert 0 < len(error.detail) <= 200
@@ -254,9 +239,9 @@ def test_every_failure_is_a_provider_error_with_its_reason(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_429_carries_the_retry_after_the_server_asked_for(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
-    server.set_default(status(429, retry_after=7))
+    fake_model.set_default(status(429, retry_after=7))
     error = fail(make(kind))
     assert (error.reason, error.retry_after, error.retryable) == (
         FallbackReason.RATE_LIMITED,
@@ -267,9 +252,9 @@ def test_a_429_carries_the_retry_after_the_server_asked_for(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_429_without_retry_after_leaves_it_unset(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
-    server.set_default(status(429))
+    fake_model.set_default(status(429))
     assert fail(make(kind)).retry_after is None
 
 
@@ -278,9 +263,9 @@ def test_a_429_without_retry_after_leaves_it_unset(
     [("anthropic", "authentication_error"), ("openai", "invalid_request_error")],
 )
 def test_the_detail_names_the_status_and_the_apis_error_type_and_message(
-    server: FakeModelServer, make: MakeProvider, kind: Kind, error_type: str
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind, error_type: str
 ) -> None:
-    server.set_default(status(401, message="invalid x-api-key"))
+    fake_model.set_default(status(401, message="invalid x-api-key"))
     error = fail(make(kind))
     assert error.detail == f"HTTP 401 {error_type}: invalid x-api-key"
     assert not error.retryable
@@ -306,9 +291,9 @@ def test_a_closed_provider_fails_with_a_provider_error(make: MakeProvider) -> No
 
 
 def test_the_timeout_is_a_total_budget_even_while_bytes_keep_arriving(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
-    server.set_default(slow_drip(5.0))
+    fake_model.set_default(slow_drip(5.0))
     started = time.monotonic()
     error = fail(make("anthropic"), timeout=0.3)
     assert error.reason is FallbackReason.TIMEOUT
@@ -316,18 +301,18 @@ def test_the_timeout_is_a_total_budget_even_while_bytes_keep_arriving(
 
 
 def test_no_time_left_fails_at_once_without_a_request(
-    server: FakeModelServer, make: MakeProvider
+    fake_model: FakeModelServer, make: MakeProvider
 ) -> None:
     assert fail(make("anthropic"), timeout=0.0).reason is FallbackReason.TIMEOUT
-    assert server.request_count == 0
+    assert fake_model.request_count == 0
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_call_after_a_broken_one_succeeds_on_the_same_pool(
-    server: FakeModelServer, make: MakeProvider, kind: Kind
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
 ) -> None:
     provider = make(kind, pool_size=1)
-    server.script([close_mid_body(), hang(), ok("fine")])
+    fake_model.script([close_mid_body(), hang(), ok("fine")])
     assert fail(provider, timeout=0.3).reason is FallbackReason.CONNECTION_ERROR
     assert fail(provider, timeout=0.3).reason is FallbackReason.TIMEOUT
     assert provider.complete(REQUEST, timeout=5.0).text == "fine"
@@ -351,10 +336,10 @@ SECRET_FAILURES = [*FAILURES, ("echoed_key", status(401, message=f"bad key {SECR
     "behaviour", [f[1] for f in SECRET_FAILURES], ids=[f[0] for f in SECRET_FAILURES]
 )
 def test_the_key_appears_in_no_error_or_provider_text(
-    server: FakeModelServer, make: MakeProvider, kind: Kind, behaviour: Behaviour
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind, behaviour: Behaviour
 ) -> None:
     provider = make(kind)
-    server.set_default(behaviour)
+    fake_model.set_default(behaviour)
     error = fail(provider, timeout=0.3)
     texts = [repr(provider), str(provider), error.detail]
     for link in chain(error):
@@ -387,11 +372,11 @@ def test_retry_after_reads_seconds_dates_and_milliseconds() -> None:
 # construction from settings
 
 
-def test_make_provider_builds_each_provider_from_settings(server: FakeModelServer) -> None:
+def test_make_provider_builds_each_provider_from_settings(fake_model: FakeModelServer) -> None:
     settings = Settings(
         anthropic_api_key=SecretStr(SECRET),
-        anthropic_base_url=server.anthropic_base_url,
-        openai_base_url=server.openai_base_url,
+        anthropic_base_url=fake_model.anthropic_base_url,
+        openai_base_url=fake_model.openai_base_url,
         openai_model="llama3",
         model_connect_timeout_seconds=1.0,
     )
@@ -403,7 +388,7 @@ def test_make_provider_builds_each_provider_from_settings(server: FakeModelServe
         assert (anthropic.name, anthropic.model) == ("anthropic", "claude-haiku-4-5-20251001")
         assert (openai.name, openai.model) == ("openai", "llama3")
         assert openai.complete(REQUEST, timeout=5.0).model == "llama3"
-        assert "authorization" not in server.requests[-1].headers
+        assert "authorization" not in fake_model.requests[-1].headers
     finally:
         for provider in (anthropic, openai):
             if provider is not None:
@@ -503,12 +488,12 @@ def test_close_closes_idle_clients_now_and_busy_ones_when_returned() -> None:
         pass
 
 
-def test_each_pooled_client_holds_at_most_one_connection(server: FakeModelServer) -> None:
+def test_each_pooled_client_holds_at_most_one_connection(fake_model: FakeModelServer) -> None:
     pool = ClientPool(1)
     try:
         for _ in range(3):
             with pool.client(timeout=5.0) as client:
-                assert client.get(server.openai_base_url + "/models").status_code == 200
+                assert client.get(fake_model.openai_base_url + "/models").status_code == 200
     finally:
         pool.close()
-    assert server.connection_count == 1
+    assert fake_model.connection_count == 1

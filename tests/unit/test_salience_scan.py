@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from producer.classify.sanitize import lowercase, sanitize
 from producer.contract import ToolType
+from producer.textcut import split_lines
 from worker.shrink.extractive.regions import line_scores
-from worker.shrink.lines import split_lines
 from worker.shrink.query import file_name_terms, query_terms, weigh_terms
 from worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,

@@ -7,9 +7,8 @@ With no API key configured the worker uses the built-in extractive provider.
 
 from __future__ import annotations
 
+import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from contextlib import ExitStack
@@ -25,6 +24,7 @@ from producer.client import Producer, SummaryHandle
 from producer.contract import SummaryResult
 from producer.settings import Settings
 from worker.processes.redis_server import LocalRedis
+from worker.processes.worker_process import WorkerProcess
 
 DEMO_WORKER = "demo@localhost"
 
@@ -50,6 +50,17 @@ def load_examples() -> list[Example]:
     ]
 
 
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``demo`` subcommand."""
+    p = sub.add_parser("demo", help="run the bundled examples end to end on a private Redis")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    return run_demo(settings, timeout=args.timeout)
+
+
 def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
     """Run the demo; return the process exit code."""
     console = Console(stderr=False)
@@ -65,11 +76,10 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
             f"[dim]summary provider: {provider}; session log: {settings.session_log_dir}[/]"
         )
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
-        worker_log = workdir / "worker.log"
-        worker = _start_worker(settings, worker_log)
-        stack.callback(_stop_worker, worker)
+        worker = WorkerProcess(settings, workdir, hostname=DEMO_WORKER, log_level="WARNING")
+        # Started before the clock: the timings below measure jobs, not start-up.
+        stack.enter_context(worker.start(timeout=timeout))
         producer = stack.enter_context(Producer(settings))
-        _wait_until_ready(producer, worker, worker_log, time.monotonic() + timeout)
         examples = load_examples()
         started = time.monotonic()
         handles = [
@@ -85,49 +95,15 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
         try:
             results = [_wait(handle, worker, started + timeout) for handle in handles]
         except (RuntimeError, TimeoutError):
-            console.print(f"[red]the worker did not answer; its log:[/]\n{_tail(worker_log)}")
+            console.print(f"[red]the worker did not answer; its log:[/]\n{worker.log_tail()}")
             raise
         _report(console, examples, results, started)
     return 0
 
 
-def _start_worker(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
-    env = settings.child_env(redis_url=settings.redis_url, log_level="WARNING")
-    args = [sys.executable, "-m", "worker.cli", "worker", "--concurrency", "8"]
-    args += ["--hostname", DEMO_WORKER]
-    with log.open("wb") as out:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen(
-            args, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
-        )
-
-
-def _wait_until_ready(
-    producer: Producer, worker: subprocess.Popen[bytes], log: Path, deadline: float
-) -> None:
-    """Wait for the worker's first heartbeat, so the timings below measure jobs, not start-up."""
-    while not producer.worker_alive(DEMO_WORKER):
-        if worker.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the worker did not start; its log:\n{_tail(log)}")
-        time.sleep(0.05)
-
-
-def _tail(log: Path, chars: int = 4000) -> str:
-    return log.read_text(errors="replace")[-chars:] if log.exists() else "(no log)"
-
-
-def _stop_worker(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-
-
-def _wait(handle: SummaryHandle, worker: subprocess.Popen[bytes], deadline: float) -> SummaryResult:
+def _wait(handle: SummaryHandle, worker: WorkerProcess, deadline: float) -> SummaryResult:
     while True:
-        if worker.poll() is not None:
+        if not worker.alive():
             raise RuntimeError(f"the worker exited with code {worker.returncode}")
         remaining = deadline - time.monotonic()
         try:

@@ -14,8 +14,8 @@ result is the input (pairs repaired) with method ``passthrough``; that is not an
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -34,6 +34,7 @@ from worker.compaction.summary import (
     unwrap,
 )
 from worker.model.providers.base import Completion, ModelRequest, Provider
+from worker.model.tokens import estimate_tokens
 
 DEFAULT_MAX_SUMMARY_CHARS = 16_000
 
@@ -62,10 +63,10 @@ def split(turns: Sequence[Turn], protect_first: int, protect_last: int) -> tuple
     return head_end, tail_start
 
 
-def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
-    """A rough token count of a message list: its compact JSON length over four."""
+def messages_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
+    """A message list's tokens, estimated over its compact JSON."""
     text = json.dumps(list(messages), ensure_ascii=False, separators=(",", ":"), default=str)
-    return math.ceil(len(text) / 4)
+    return estimate_tokens(text)
 
 
 def _fold(previous_summary: str | None, earlier: Sequence[Turn]) -> str | None:
@@ -96,6 +97,17 @@ def _ask(
     return completion, None, None
 
 
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """The middle's replacement and how it was made."""
+
+    text: str
+    method: CompactionMethod
+    completion: Completion | None = None
+    reason: FallbackReason | None = None
+    detail: str | None = None
+
+
 def compact(
     job: CompactionJob,
     provider: Provider | None,
@@ -117,55 +129,55 @@ def compact(
     live = [t for t in conversation.turns if not is_summary(t)]
     head_end, tail_start = split(live, job.protect_first, job.protect_last)
     middle = sanitize_slice(live[head_end:tail_start])
-    fields: dict[str, Any] = {"job_id": job.job_id, "session_id": job.session_id}
-    fields |= {"shape": conversation.shape, "messages_before": len(job.messages)}
-    fields["tokens_before"] = estimate_tokens(job.messages)
-
     if not middle:
         final = repair(conversation.turns)
-        summary, method = "", CompactionMethod.PASSTHROUGH
-        completion: Completion | None = None
-        reason, detail = None, None
+        summary = _Summary("", CompactionMethod.PASSTHROUGH)
     else:
         previous = _fold(job.previous_summary, earlier)
         request = build_request(
             middle, previous, max_input_chars=max_input_chars, max_tokens=max_tokens
         )
         budget = min(timeout, (job.deadline - utcnow()).total_seconds())
-        completion, reason, detail = _ask(provider, request, budget, max_summary_chars)
-        task = latest_user_request(live)
-        if completion is not None:
-            summary, method = finish(completion.text, task), CompactionMethod.LLM
-        else:
-            summary = fallback_summary(middle, previous, request=task)
-            method = CompactionMethod.FALLBACK
-        note = text_turn(Role.USER, summary, conversation)
+        summary = _summarize(provider, request, budget, max_summary_chars, middle, previous, live)
+        note = text_turn(Role.USER, summary.text, conversation)
         final = repair([*live[:head_end], note, *live[tail_start:]])
-
     messages = [dict(t.raw) for t in final]
-    result = CompactionResult(
-        **fields,
+    completion = summary.completion
+    return CompactionResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        shape=conversation.shape,
+        messages_before=len(job.messages),
+        tokens_before=messages_tokens(job.messages),
         messages=messages,
-        summary=summary,
-        method=method,
+        summary=summary.text,
+        method=summary.method,
         provider=provider.name if provider is not None and middle else None,
         model=completion.model if completion is not None else None,
-        fallback_reason=reason,
-        fallback_detail=detail,
+        fallback_reason=summary.reason,
+        fallback_detail=summary.detail,
         messages_after=len(messages),
-        tokens_after=estimate_tokens(messages),
+        tokens_after=messages_tokens(messages),
         input_tokens=completion.input_tokens if completion is not None else None,
         output_tokens=completion.output_tokens if completion is not None else None,
         started_at=started,
         finished_at=utcnow(),
     )
-    _log.info(
-        "compaction_completed",
-        job_id=job.job_id,
-        session_id=job.session_id,
-        method=method.value,
-        fallback_reason=reason.value if reason else None,
-        messages_before=result.messages_before,
-        messages_after=result.messages_after,
-    )
-    return result
+
+
+def _summarize(
+    provider: Provider | None,
+    request: ModelRequest,
+    budget: float,
+    max_chars: int,
+    middle: Sequence[Turn],
+    previous: str | None,
+    live: Sequence[Turn],
+) -> _Summary:
+    """The model's summary of the middle, else the extractive fallback's, with the reason."""
+    completion, reason, detail = _ask(provider, request, budget, max_chars)
+    task = latest_user_request(live)
+    if completion is not None:
+        return _Summary(finish(completion.text, task), CompactionMethod.LLM, completion)
+    text = fallback_summary(middle, previous, request=task)
+    return _Summary(text, CompactionMethod.FALLBACK, None, reason, detail)

@@ -29,17 +29,6 @@ BANNER = (
 BANNERS: tuple[str, ...] = (BANNER,)
 END_MARKER = "[END OF SUMMARY · the conversation continues below]"
 
-SECTIONS = (
-    "Goal",
-    "Constraints & Preferences",
-    "Progress",
-    "Key Decisions",
-    "Relevant Files",
-    "Tool Results",
-    "Current State",
-    "Next Steps",
-    "Critical Context",
-)
 TEMPLATE = """## Goal
 What the user is ultimately trying to achieve.
 ## Constraints & Preferences

@@ -11,13 +11,7 @@ from producer.errors import ProviderError
 from worker.model.circuit import Admission, CircuitBreaker
 from worker.model.providers.base import Completion, ModelRequest
 from worker.model.ratelimit import RateLimiter
-
-CHARS_PER_TOKEN = 4
-
-
-def estimated_tokens(request: ModelRequest) -> int:
-    """A request's token cost for budgeting: its text over four, plus the answer's cap."""
-    return (len(request.system) + len(request.user)) // CHARS_PER_TOKEN + request.max_tokens
+from worker.model.tokens import request_tokens
 
 
 @dataclass
@@ -40,7 +34,7 @@ class CallGuard:
         if admission is Admission.REJECT:
             raise ProviderError(FallbackReason.CIRCUIT_OPEN, "the provider's circuit is open")
         if self.limiter is not None:
-            self.limiter.acquire(estimated_tokens(request), deadline=deadline, clock=clock)
+            self.limiter.acquire(request_tokens(request), deadline=deadline, clock=clock)
         probe = admission is Admission.PROBE
         try:
             completion = send()

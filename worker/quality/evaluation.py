@@ -15,9 +15,6 @@ from worker.shrink.extractive import extract
 from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
 from worker.summarize.prompts import build_request
 
-# The budget of the local methods when none is given: the default of local_budget_chars.
-DEFAULT_BUDGET = 2_000
-
 
 class EvalMethod(StrEnum):
     """A way to shrink an output that ``tersify eval`` can score."""

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 from producer.settings import Settings
 from worker.model import pricing
+from worker.model.tokens import estimate_tokens
 from worker.reprocess.reader import ArchivedJob
-
-CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
 
 
 @dataclass(frozen=True)
@@ -27,14 +26,13 @@ def cost(settings: Settings, input_tokens: int, output_tokens: int) -> float:
 
 
 def estimate_job(settings: Settings, item: ArchivedJob) -> Estimate:
-    """A job's estimate: request chars / 4 in, the longest summary / 4 out; passthrough is free."""
+    """A job's estimate: the capped request in, the longest summary out; passthrough is free."""
     job = item.job
     if len(job.output) <= settings.summarize_threshold_chars:
         return Estimate(1, 0, 0, 0.0)
-    request = min(len(job.output), settings.max_model_input_chars)
-    request += len(job.command or "") + len(job.query or "")
-    tokens_in = -(-request // CHARS_PER_TOKEN)
-    tokens_out = -(-settings.max_summary_chars // CHARS_PER_TOKEN)
+    output = job.output[: settings.max_model_input_chars]
+    tokens_in = estimate_tokens(output + (job.command or "") + (job.query or ""))
+    tokens_out = estimate_tokens(output[: settings.max_summary_chars])
     return Estimate(1, tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))
 
 

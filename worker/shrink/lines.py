@@ -1,4 +1,7 @@
-"""Line numbers and bounds of positions in a text, in linear time over ascending positions."""
+"""Line numbers and bounds of positions in a text, in linear time over ascending positions.
+
+Splitting a text into lines is ``producer.textcut.split_lines``.
+"""
 
 from __future__ import annotations
 
@@ -27,13 +30,3 @@ class LineLocator:
             end = text.find("\n", pos)
             self._end = len(text) if end == -1 else end
         return self._number, self._start, self._end
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of ``text`` without their newlines; a final newline adds no empty line."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines

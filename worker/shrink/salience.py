@@ -22,10 +22,11 @@ from producer.classify.signals import (
     is_verdict,
 )
 from producer.contract import ToolType
+from producer.textcut import safe_end, safe_start
 from worker.shrink.lines import LineLocator
 from worker.shrink.matchcounts import top_counts
 from worker.shrink.query import TermWeights, query_terms, weigh_terms
-from worker.shrink.textcut import ELLIPSIS, safe_end, safe_start
+from worker.shrink.textcut import ELLIPSIS
 
 
 @dataclass(frozen=True, slots=True)

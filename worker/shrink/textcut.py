@@ -1,51 +1,21 @@
-"""Where a text may be cut: never inside a surrogate or CRLF pair, nor before a combining mark."""
+"""Cutting a text for a shrink: clips, heads and tails that end on a line or a clean break.
+
+Where a cut may fall at all (never inside a character cluster) is ``producer.textcut``'s.
+"""
 
 from __future__ import annotations
 
-import unicodedata
+from producer.textcut import safe_end, safe_start
 
 MARKER_TEMPLATE = "[...{n} chars omitted...]"
 ELLIPSIS = "…"
 # Characters after which a long line (minified JSON, a wrapped log line) reads as a clean break.
 _BREAKS = (", ", ",", "}", "]", ";", " ", ")", "\t")
-_JOINERS = frozenset("\u200d\u200c\ufe0e\ufe0f")
-_MAX_WALK = 8
 
 
 def marker(omitted: int) -> str:
     """The line that stands for ``omitted`` characters left out."""
     return MARKER_TEMPLATE.format(n=omitted)
-
-
-def _splits(text: str, pos: int) -> bool:
-    before, after = text[pos - 1], text[pos]
-    if "\ud800" <= before <= "\udbff" and "\udc00" <= after <= "\udfff":
-        return True
-    if before == "\r" and after == "\n":
-        return True
-    return after in _JOINERS or unicodedata.combining(after) != 0
-
-
-def safe_end(text: str, pos: int) -> int:
-    """The largest index <= ``pos`` where ``text[:index]`` ends on a whole character."""
-    pos = max(0, min(pos, len(text)))
-    for _ in range(_MAX_WALK):
-        if 0 < pos < len(text) and _splits(text, pos):
-            pos -= 1
-        else:
-            break
-    return pos
-
-
-def safe_start(text: str, pos: int) -> int:
-    """The smallest index >= ``pos`` where ``text[index:]`` starts on a whole character."""
-    pos = max(0, min(pos, len(text)))
-    for _ in range(_MAX_WALK):
-        if 0 < pos < len(text) and _splits(text, pos):
-            pos += 1
-        else:
-            break
-    return pos
 
 
 def clip(text: str, limit: int, *, ellipsis: bool = False) -> str:

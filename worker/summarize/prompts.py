@@ -10,6 +10,7 @@ from dataclasses import replace
 from producer.classify.sanitize import sanitize
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.model.providers.base import ModelRequest
+from worker.model.tokens import answer_token_cap
 from worker.shrink.fallback import HEAD_RATIO, truncate_carrying
 from worker.shrink.hashlines import hashline, source_lines
 from worker.shrink.salience import find_salient, with_context
@@ -68,7 +69,6 @@ CUT_NOTE = (
 _FIELD_LIMIT = 2_000
 _CARRY_SHARE = 0.4
 _CONTEXT_ITEMS = 40
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CLOSING = re.compile(r"</(tool_output)", re.IGNORECASE)
 
 
@@ -82,14 +82,6 @@ def _field(text: str | None) -> str:
     if not text:
         return ""
     return _defang(clip(" ".join(sanitize(text).split()), _FIELD_LIMIT, ellipsis=True))
-
-
-def max_tokens_for(max_summary_chars: int, sample: str) -> int:
-    """Token cap for an answer of ``max_summary_chars``: ~3 chars a token, ~1 for CJK, plus room."""
-    window = sample[:4000]
-    cjk = len(_CJK.findall(window)) / max(1, len(window))
-    chars_per_token = 1.0 if cjk > 0.2 else 3.0
-    return int(max_summary_chars / chars_per_token) + 64
 
 
 def build_request(
@@ -121,7 +113,7 @@ def build_request(
     return ModelRequest(
         system=system,
         user=user,
-        max_tokens=max_tokens_for(max_summary_chars, clean),
+        max_tokens=answer_token_cap(max_summary_chars, clean),
         input_truncated=truncated,
     )
 

@@ -1,4 +1,8 @@
-"""Model providers: Anthropic and OpenAI-compatible HTTP APIs, built from ``Settings``."""
+"""Model providers: Anthropic and OpenAI-compatible HTTP APIs, built from ``Settings``.
+
+One module per wire format over a shared httpx client stack (``pool``); imports nothing of
+``worker`` outside ``worker.model.providers``.
+"""
 
 from __future__ import annotations
 

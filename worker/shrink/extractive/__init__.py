@@ -1,4 +1,7 @@
-"""The built-in extractive provider: deterministic, structure-aware summaries without a model."""
+"""The built-in extractive provider: deterministic, structure-aware summaries without a model.
+
+One module per tool type plus the helpers they share; imports only ``worker.shrink``.
+"""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from producer.classify.signals import CODE_FRAME, Kind
 from producer.contract import ToolType
+from producer.textcut import split_lines
 from worker.shrink.extractive.compose import Composer, joined
-from worker.shrink.lines import split_lines
 from worker.shrink.salience import Salient, find_salient
 
 _LOCATION_ONLY = re.compile(

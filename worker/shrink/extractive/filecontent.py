@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from producer.textcut import split_lines
 from worker.shrink.extractive.compose import Composer
 from worker.shrink.extractive.regions import Window, best_windows, line_scores
 from worker.shrink.hashlines import SourceLines, source_lines
-from worker.shrink.lines import LineLocator, split_lines
+from worker.shrink.lines import LineLocator
 from worker.shrink.query import file_name_terms
 from worker.shrink.textcut import clip
 

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from producer.classify.sanitize import lowercase
+from producer.textcut import split_lines
 from worker.shrink.extractive.compose import Composer, joined
-from worker.shrink.lines import split_lines
 from worker.shrink.query import query_terms, weigh_terms
 
 _PERMS = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?$")

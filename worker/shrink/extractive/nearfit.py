@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from producer.contract import ToolType
+from producer.textcut import split_lines
 from worker.shrink.extractive.regions import line_scores
-from worker.shrink.lines import split_lines
 from worker.shrink.salience import find_salient
 
 # How far over the budget an output may be for line dropping to beat restructuring it.

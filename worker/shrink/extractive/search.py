@@ -7,8 +7,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from producer.classify.sanitize import lowercase
+from producer.textcut import split_lines
 from worker.shrink.extractive.compose import Composer, joined
-from worker.shrink.lines import LineLocator, split_lines
+from worker.shrink.lines import LineLocator
 from worker.shrink.query import TermWeights, query_terms, weigh_terms
 
 # path:line:text (grep -n, rg -n), path:line:col:text (rg --column), path:count (rg -c).

@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from producer.textcut import split_lines
 from worker.shrink.extractive.compose import Composer, joined
 from worker.shrink.extractive.regions import line_scores
-from worker.shrink.lines import split_lines
 from worker.shrink.textcut import clip
 
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")

@@ -1,0 +1,45 @@
+"""Helpers the tests share: run the CLI as a user would, wait for a condition (bounded)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from producer.settings import Settings
+from worker.processes.redis_server import free_port
+
+__all__ = ["free_port", "tersify", "tersify_argv", "wait_for"]
+
+T = TypeVar("T")
+
+
+def tersify_argv(*args: str) -> list[str]:
+    """The command line of ``tersify ARGS…`` in this interpreter."""
+    return [sys.executable, "-m", "worker.cli", *args]
+
+
+def tersify(
+    settings: Settings, *args: str, stdin: str | None = None, timeout: float = 60.0, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``tersify ARGS…`` to its end against the test's Redis (``env``: setting overrides)."""
+    return subprocess.run(
+        tersify_argv(*args),
+        env=settings.child_env(redis_url=settings.redis_url, **env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def wait_for(check: Callable[[], T], what: str = "condition", timeout: float = 30.0) -> T:
+    """Poll ``check`` until it returns something truthy, and return that; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"{what} not met within {timeout:g}s"
+        time.sleep(0.02)
+    return value
