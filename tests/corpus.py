@@ -9,10 +9,12 @@ from worker.quality.corpus import Case, load_case
 from worker.quality.corpus import load_cases as _load_cases
 from worker.quality.evaluation import kept
 
-__all__ = ["SAMPLE_DIR", "Case", "kept", "load_case", "load_cases"]
+__all__ = ["CORPUS_DIR", "SAMPLE_DIR", "Case", "kept", "load_case", "load_cases"]
 
 # 18 real tool outputs with the facts a shrink must keep, shipped with the tests.
 SAMPLE_DIR = Path(__file__).resolve().parent / "corpus-sample"
+# 169 more, split into tune/ (looked at while changing the shrinks) and check/ (only scored).
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 
 
 def load_cases(directory: Path = SAMPLE_DIR, names: Sequence[str] = ()) -> list[Case]:

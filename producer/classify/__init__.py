@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from producer.classify.shellcmd import Invocation, command_lists
-from producer.classify.sniff import sniff
+from producer.classify.sniff import is_machine_data, parses_as_data, sniff
 from producer.contract import ToolType
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
@@ -88,8 +88,7 @@ _SETUP = _words(
 )
 _BY_CONTENT_WEB = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 _SUBCOMMANDS: dict[str, dict[str, ToolType]] = {
-    "git": {"ls-files": LISTING, "ls-tree": LISTING, "grep": SEARCH, "blame": FILE,
-            "cat-file": FILE},
+    "git": {"ls-files": LISTING, "ls-tree": LISTING, "grep": SEARCH, "cat-file": FILE},
     "pip": {"list": DATA, "freeze": DATA, "show": DATA, "inspect": DATA, "index": DATA},
     "npm": {"ls": DATA, "list": DATA, "view": DATA, "info": DATA, "outdated": DATA},
     "pnpm": {"ls": DATA, "list": DATA, "outdated": DATA},
@@ -157,11 +156,25 @@ def program_type(invocation: Invocation) -> ToolType | None:
         return LISTING
     if program in {"unzip", "7z"} and invocation.has("-l", "l"):
         return LISTING
-    if program in {"dpkg"}:
+    if program == "dpkg":
+        if invocation.has("-L", "--listfiles"):
+            return LISTING
+        if invocation.has("-S", "--search"):
+            return SEARCH
         return DATA if invocation.has("-l", "--list", "-s", "--status") else COMMAND
+    if "lint" in program or program.endswith("check"):  # yamllint, golangci-lint, shellcheck
+        return COMMAND
     if program == "ps" or program == "top":
         return COMMAND
     return PROGRAMS.get(program)
+
+
+_LOG_FILE = re.compile(r"\.(?:log|out|err)(?:\.\d+)?$|(?:^|/)(?:nohup\.out|syslog|messages)$")
+
+
+def _reads_a_log(invocation: Invocation) -> bool:
+    """Whether a file-reading program reads a log: what it shows is a command's output."""
+    return any(_LOG_FILE.search(arg) for arg in invocation.args if not arg.startswith("-"))
 
 
 def _meaningful(lists: list[list[Invocation]]) -> list[Invocation]:
@@ -188,6 +201,15 @@ def classify_command(command: str, output: str) -> ToolType:
                 kind = target
         elif PROGRAMS.get(stage.program) is SEARCH and kind is FILE:
             kind = SEARCH
+    # Content decides when it parses. JSON or XML is data whatever printed it (config files
+    # read whole stay files, and so do documents); YAML or a table counts only from a program
+    # that says nothing itself: a known command's log may look like "key: value" lines.
+    if kind in (None, COMMAND, FILE) and is_machine_data(output):
+        return DATA
+    if kind is None and parses_as_data(output):
+        return DATA
+    if kind is FILE and _reads_a_log(first):
+        return COMMAND
     if kind is not None:
         return kind
     if first.program in _BY_CONTENT_WEB:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 _LIST_SEPARATORS = frozenset({";", "&&", "||", "&", "(", ")", ";;", "{", "}"})
 _PIPES = frozenset({"|", "|&"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "&>", "&>>", "<&", ">|", "<>"})
+_STDOUT_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _DURATION = re.compile(r"^\d+(?:\.\d+)?[smhd]?$")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "ash"})
@@ -116,8 +117,10 @@ def _tokens(command: str) -> list[str]:
 def command_lists(command: str, *, depth: int = 0) -> list[list[Invocation]]:
     """The command lists of ``command`` in order, each a pipeline of invocations."""
     lists: list[list[Invocation]] = []
+    silenced: list[list[Invocation]] = []  # pipelines whose output went to a file
     pipeline: list[Invocation] = []
     words: list[str] = []
+    quiet = False
     tokens = _tokens(command)
 
     def flush_words() -> None:
@@ -139,20 +142,27 @@ def command_lists(command: str, *, depth: int = 0) -> list[list[Invocation]]:
             continue
         if token in _REDIRECTS:
             skip_next = True
+            if token in _STDOUT_REDIRECTS and not (words and words[-1] == "2"):
+                quiet = True
+            if words and words[-1] in ("1", "2"):
+                words.pop()  # "2>" and "1>": a descriptor, not an argument
             continue
         if token in _PIPES:
             flush_words()
+            quiet = False  # the output went on down the pipe
         elif token in _LIST_SEPARATORS:
             flush_words()
             if pipeline:
-                lists.append(pipeline)
+                (silenced if quiet else lists).append(pipeline)
                 pipeline = []
+            quiet = False
         else:
             words.append(token)
     flush_words()
     if pipeline:
-        lists.append(pipeline)
-    return lists
+        (silenced if quiet else lists).append(pipeline)
+    # What was sent to a file printed nothing: the other lists made the output, if any did.
+    return lists or silenced
 
 
 def _unwrap(words: list[str], depth: int) -> Invocation | list[list[Invocation]] | None:

@@ -45,10 +45,21 @@ _ERROR_START = re.compile(
     r"|Exception in thread|panic: |fatal error:|FATAL|Segmentation fault|E\s{2,}\S|E\s+\w+Error\b"
 )
 _ERROR_PHRASES = (
-    "error:", "error[", "errors:", " error ", "fatal", "panic", "failed", "failure", "traceback",
-    "segmentation fault", "core dumped", "aborted", "err!", "assertionerror", "exception:",
-    "*** ", "] error",
+    "error:", "error[", "errors:", " error ", "segmentation fault", "core dumped", "err!",
+    "assertionerror", "exception:", "*** ", "] error",
 )  # fmt: skip
+# Error words as words: "failed" reports a failure, "failure_count" and "on_fatal" name things.
+_ERROR_WORDS = re.compile(
+    r"(?<![\w])(?:fatal|panic|panicked|failed|failure|traceback|aborted)(?![\w])"
+)
+# A line of code (quoted by a traceback, a diff, a test runner): it names exceptions, it does
+# not report one. A diff's +, - or space comes first.
+_CODE_LINE = re.compile(
+    r"[+\- >]?\s*(?:except|raise|catch|throw|throws|return|import|from|def|class|elif|else|try"
+    r"|finally|with|async|await|const|let|var|function|public|private|protected|static)\b"
+)
+# A location then an exception: "store.py:18: KeyError" (pytest's short traceback).
+_LOCATED_EXCEPTION = re.compile(r"\S+:\d+:(?:\d+:)?\s+(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b")
 _ERROR_WORDS_UPPER = ("FAILED", "FAIL ", "ERROR", "FATAL", "CRITICAL", "PANIC")
 _PROBLEM_PHRASES = (
     "cannot", "can't", "could not", "couldn't", "unable to", "no such file", "not found",
@@ -60,6 +71,12 @@ _WARNING_PHRASES = ("warning:", "warning[", " warning ", "warn:", "[warn", "depr
 CODE_FRAME = re.compile(r"\s*\d*\s*[|│]|\s*\d+\s*[-+]\s|>\s{3}|\s{4,}\^+\s*$|\s+[-+]\s{2,}")
 _PATH_TOKEN = re.compile(r"(?:[\w.~-]*/)*[\w.-]+\.\w{1,8}")
 LONG_LINE = 300
+
+
+def _is_sentence(stripped: str) -> bool:
+    """Prose: eight words or more, starting with a capital or lower-case word."""
+    words = stripped.split()
+    return len(words) >= 8 and words[0][:1].isalpha() and not words[0].isupper()
 
 
 def is_verdict(stripped: str) -> bool:
@@ -91,14 +108,21 @@ def classify_line(line: str, tool_type: ToolType) -> Kind | None:
         return Kind.VERDICT
     if any(p in low for p in _EXIT_PHRASES):
         return Kind.EXIT
+    if _ERROR_START.match(stripped) or _ERROR_START.match(head):
+        return Kind.ERROR
+    if _LOCATED_EXCEPTION.match(stripped):
+        return Kind.ERROR
+    if _CODE_LINE.match(head):
+        return None
     if (
-        _ERROR_START.match(stripped)
-        or _ERROR_START.match(head)
-        or any(p in low for p in _ERROR_PHRASES)
+        any(p in low for p in _ERROR_PHRASES)
+        or _ERROR_WORDS.search(low)
         or low.endswith((" error", " failed"))
         or any(w in head for w in _ERROR_WORDS_UPPER)
     ):
-        return Kind.ERROR
+        # A sentence that mentions an error (a commit message, a doc line) says less than a
+        # line that reports one.
+        return Kind.WARNING if _is_sentence(stripped) else Kind.ERROR
     if any(p in low for p in _PROBLEM_PHRASES):
         return Kind.PROBLEM
     if any(p in low for p in _WARNING_PHRASES) or "WARN" in head:

@@ -80,6 +80,64 @@ def looks_like_json(text: str) -> bool:
     )
 
 
+_DIAGNOSTIC_WORD = re.compile(r"^\s*(?:error|warning|fatal|note|help|hint)\b", re.I)
+_CSV_DELIMITERS = (",", "\t", ";", "|")
+
+
+_XML_START = re.compile(r"\s*(?:<\?xml\b|<([A-Za-z][\w:.-]*)[\s>])")
+
+
+def looks_like_xml(text: str) -> bool:
+    """Whether ``text`` is an XML document (not an HTML page): a declaration or a root element
+    closed at the end."""
+    head = text[:2000]
+    match = _XML_START.match(head)
+    if match is None or _HTML.search(head[:600]):
+        return False
+    return head.lstrip().startswith("<?xml") or text.rstrip().endswith(f"</{match.group(1)}>")
+
+
+def is_machine_data(text: str) -> bool:
+    """Whether ``text`` is JSON or XML: data even when a file-reading program printed it."""
+    sample = text[:_SAMPLE_HEAD]
+    return looks_like_json(sample if len(text) > len(sample) else text) or looks_like_xml(text)
+
+
+def parses_as_data(text: str) -> bool:
+    """Whether ``text`` is data whatever printed it: JSON, YAML or a delimited table (CSV, TSV).
+
+    Strict on purpose: a command's log is never taken for data because some lines look like
+    ``key: value``.
+    """
+    if is_machine_data(text):
+        return True
+    sample = _sample(text)
+    lines = [line for line in sample.split("\n") if line.strip()][:_MAX_LINES]
+    if len(lines) < 3 or any(_DIAGNOSTIC_WORD.match(line) for line in lines):
+        return False
+    return _is_yaml(lines) or _is_table(lines)
+
+
+def _is_yaml(lines: list[str]) -> bool:
+    """Mostly ``key: value`` and ``- item`` lines, some of them nested, no code."""
+    nested = sum(1 for line in lines if line[:1] in " -" and _YAML.match(line))
+    return (
+        _ratio(lines, _YAML) >= 0.85 and nested >= max(2, len(lines) // 5)
+        and _ratio(lines, _CODE) < 0.1
+    )  # fmt: skip
+
+
+def _is_table(lines: list[str]) -> bool:
+    """A header and rows that all split into the same number (≥ 2) of fields."""
+    for delimiter in _CSV_DELIMITERS:
+        counts = [line.count(delimiter) for line in lines[:60]]
+        width = counts[0]
+        if width >= 1 and sum(1 for c in counts if c == width) >= 0.9 * len(counts):
+            header = lines[0].split(delimiter)
+            return not any(cell.strip().replace(".", "").isdigit() for cell in header)
+    return False
+
+
 def _ratio(lines: list[str], pattern: re.Pattern[str]) -> float:
     return sum(1 for line in lines if pattern.search(line)) / len(lines) if lines else 0.0
 

@@ -84,5 +84,5 @@ def test_fallback_keeps_more_than_head_tail_and_extractive_most(cases: list[Case
         print(f"{name:>12}: {got}/{total} must_keep items = {got / total:.0%}")
     assert rates["fallback"][0] > rates["head/tail"][0]
     assert rates["fallback"][0] >= 0.70 * rates["fallback"][1]
-    assert rates["extractive"][0] >= 0.85 * rates["extractive"][1]
+    assert rates["extractive"][0] >= 0.75 * rates["extractive"][1]
     assert model[0] >= 0.95 * model[1]

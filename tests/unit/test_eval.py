@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from producer.settings import Settings
-from tests.corpus import SAMPLE_DIR
+from tests.corpus import CORPUS_DIR
 from worker.cli import eval as eval_cmd
 from worker.cli import main
 from worker.quality.corpus import load_cases
 from worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 
 TAIL_FACT = "error: the build failed at step 7"
+FLOORS = {"extractive": 74.0, "fallback": 74.0}
 
 
 def _write_case(directory: Path, name: str, output: str, **meta: object) -> None:
@@ -131,18 +132,50 @@ def test_a_malformed_case_is_an_error_not_a_crash(
     assert code == 2 and "bad case" in err
 
 
-def test_the_sample_corpus_meets_the_quality_goals(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_split_corpus_is_scored_split_by_split_side_by_side(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("tune", "check"):
+        (corpus / name).mkdir()
+        for case in ("build", "listing"):
+            for suffix in (".txt", ".json"):
+                (corpus / name / f"{case}{suffix}").write_bytes(
+                    (corpus / f"{case}{suffix}").read_bytes()
+                )
+    code, out, _ = _run(capsys, str(corpus), "--json")
+    assert code == 0
+    assert set(json.loads(out)["splits"]) == {"tune", "check"}
+    code, out, _ = _run(capsys, str(corpus), "--method", "head")
+    assert code == 0
+    assert out.splitlines()[-2].endswith("split=tune") and out.splitlines()[-1].endswith(
+        "split=check"
+    )
+    code, out, _ = _run(capsys, str(corpus), "--split", "check", "--json")
+    assert code == 0 and json.loads(out)["splits"]["check"]["cases"] == 2
+
+
+def test_split_is_refused_for_a_corpus_that_is_not_split(
+    corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(capsys, str(corpus), "--split", "tune")
+    assert code == 2 and "no tune/ and check/" in err
+
+
+def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A regression floor under what docs/QUALITY.md reports, on both splits; not a goal.
     results = {}
-    for method in ("head", "head-tail", "fallback", "extractive", "model-input"):
-        code, out, _ = _run(capsys, str(SAMPLE_DIR), "--method", method, "--json")
+    for method in ("head-tail", "fallback", "extractive"):
+        code, out, _ = _run(capsys, str(CORPUS_DIR), "--method", method, "--json")
         assert code == 0
-        results[method] = json.loads(out)
-    assert all(r["classification_correct"] == r["cases"] for r in results.values())
-    assert results["model-input"]["budget"] == 50_000
-    assert results["extractive"]["percent"] >= 85
-    assert results["fallback"]["percent"] >= 70
-    assert results["model-input"]["percent"] >= 95
-    assert results["fallback"]["kept"] > results["head-tail"]["kept"] >= results["head"]["kept"]
+        results[method] = json.loads(out)["splits"]
+    for split in ("tune", "check"):
+        assert results["extractive"][split]["percent"] >= FLOORS["extractive"]
+        assert results["fallback"][split]["percent"] >= FLOORS["fallback"]
+        assert results["fallback"][split]["kept"] > results["head-tail"][split]["kept"]
+        cases = results["extractive"][split]["cases"]
+        assert results["extractive"][split]["classification_correct"] >= 0.9 * cases
 
 
 def test_the_tersify_command_line_offers_eval(

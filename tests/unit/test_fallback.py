@@ -13,6 +13,8 @@ from producer.contract import ToolType
 from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
 
 MARKER = re.compile(r"\[\.\.\.(\d+) chars omitted\.\.\.\]")
+# A cut says so: the engine counts omitted lines, a line cut short ends in an ellipsis.
+ANY_CUT = re.compile(r"\[\.\.\.\d+ chars omitted\.\.\.\]|^… \d+ lines? …$|…$", re.MULTILINE)
 # Head and tail sit on their own lines around the marker.
 FRAMED = re.compile(r"\n\[\.\.\.\d+ chars omitted\.\.\.\]\n")
 COMMAND = ToolType.COMMAND_OUTPUT
@@ -52,12 +54,15 @@ def test_short_output_comes_back_sanitized_but_whole() -> None:
     assert fallback_truncate("a\x1b[31mred\x1b[0m\r\nb\x00c\n", COMMAND, 100) == "ared\nbc\n"
 
 
-def test_salient_middle_lines_are_carried_with_their_line_numbers() -> None:
+def test_a_salient_middle_line_is_carried_with_the_gaps_around_it_counted() -> None:
     text = _log(3000, {1500: "src/app.py:12:5: error: name 'x' is not defined"})
     out = fallback_truncate(text, COMMAND, 1200)
     assert len(out) <= 1200
-    assert "L1500: src/app.py:12:5: error: name 'x' is not defined" in out
-    assert MARKER.search(out)
+    lines = out.split("\n")
+    at = lines.index("src/app.py:12:5: error: name 'x' is not defined")
+    assert re.fullmatch(r"… \d+ lines …", lines[at - 1])
+    assert re.fullmatch(r"… \d+ lines …", lines[at + 1])
+    assert out.startswith("step 1 ok\nstep 2 ok")
 
 
 def test_ninety_identical_failures_fold_into_one_line_with_a_count() -> None:
@@ -65,7 +70,7 @@ def test_ninety_identical_failures_fold_into_one_line_with_a_count() -> None:
     text = _log(4000, dict.fromkeys(range(2000, 2090), failing))
     out = fallback_truncate(text, COMMAND, 1500)
     assert out.count(failing) == 1
-    assert f"L2000: {failing} (×90)" in out
+    assert f"{failing} (×90 similar)" in out
 
 
 def test_verdicts_exit_codes_and_traceback_ends_are_salient() -> None:
@@ -81,13 +86,13 @@ def test_verdicts_exit_codes_and_traceback_ends_are_salient() -> None:
     }
     out = fallback_truncate(_log(4000, special), COMMAND, 1400)
     for line in (1003, 1005, 2500, 2600):
-        assert f"L{line}: {special[line]}" in out
+        assert special[line] in out
 
 
 def test_lines_matching_the_query_are_carried() -> None:
     text = _log(3000, {1777: "configured max_retries = 7 for the uploader"})
     out = fallback_truncate(text, ToolType.FILE_CONTENT, 1000, "What is max_retries set to?")
-    assert "L1777: configured max_retries = 7 for the uploader" in out
+    assert "configured max_retries = 7 for the uploader" in out
 
 
 def test_crlf_is_normalized_and_ansi_colour_stripped() -> None:
@@ -97,13 +102,12 @@ def test_crlf_is_normalized_and_ansi_colour_stripped() -> None:
     assert out.startswith("line 0\nline 1\n")
 
 
-def test_a_huge_single_line_is_cut_inside_at_a_clean_break() -> None:
+def test_a_huge_single_line_of_json_is_read_member_by_member() -> None:
     text = "[" + ", ".join(f'{{"name": "pkg{i}", "version": "1.{i}"}}' for i in range(5000)) + "]"
     out = fallback_truncate(text, ToolType.STRUCTURED_DATA, 2000, "version of pkg4321")
     assert len(out) <= 2000
-    head = FRAMED.split(out)[0]
-    assert head.endswith((",", "}", " ")) and text.startswith(head)
-    assert '"pkg4321", "version": "1.4321"' in out
+    assert out.startswith('[\n {"name": "pkg0", "version": "1.0"},')
+    assert '{"name": "pkg4321", "version": "1.4321"},' in out
 
 
 @pytest.mark.parametrize("budget", [-5, 0, 1, 10, 40])
@@ -121,7 +125,7 @@ def test_a_surrogate_pair_is_never_split() -> None:
     text = "\ud83d\ude00" * 3000
     for out in (fallback_truncate(text, COMMAND, 999), head_tail(text, 0.5, 999)):
         assert len(out) <= 999
-        body = MARKER.sub("", out)
+        body = ANY_CUT.sub("", out)
         highs = sum(1 for c in body if "\ud800" <= c <= "\udbff")
         lows = sum(1 for c in body if "\udc00" <= c <= "\udfff")
         assert highs == lows
@@ -152,7 +156,7 @@ def test_fallback_never_exceeds_the_budget_nor_raises(
     assert "\r" not in out and "\x00" not in out and "\x1b" not in out
     # A cut (not just control characters or CRs sanitized away) always says so.
     if len(sanitize(text)) > budget >= 80:
-        assert MARKER.search(out)
+        assert ANY_CUT.search(out)
 
 
 @settings(max_examples=120, deadline=None)

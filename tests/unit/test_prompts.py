@@ -84,7 +84,8 @@ def test_long_input_is_cut_but_keeps_the_salient_middle() -> None:
     lines[1500] = "fatal: could not read config at /etc/app.yml"
     request = _request("\n".join(lines), query="why did it stop")
     assert request.input_truncated
-    assert "L1501: fatal: could not read config at /etc/app.yml" in request.user
+    assert "\nfatal: could not read config at /etc/app.yml\n" in request.user
+    assert "lines …\nfatal: could not read config" in request.user  # the gap before it counted
     assert "was cut" in request.system and "Note: output cut" in request.user
     assert len(request.user) < 4_000 + 600
 

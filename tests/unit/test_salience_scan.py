@@ -7,9 +7,7 @@ from hypothesis import strategies as st
 
 from producer.classify.sanitize import lowercase, sanitize
 from producer.contract import ToolType
-from producer.textcut import split_lines
-from worker.shrink.extractive.regions import line_scores
-from worker.shrink.query import file_name_terms, query_terms, weigh_terms
+from worker.shrink.query import query_terms, weigh_terms
 from worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,
     _POSITIONS_LIMIT,
@@ -18,7 +16,6 @@ from worker.shrink.salience import (
     _positions,
     _query_positions,
     find_salient,
-    with_context,
 )
 
 QUERY = "Why did the timeout test fail in the İstanbul ünïcode handler?"
@@ -98,9 +95,6 @@ def _check_items(text: str, tool_type: ToolType, query: str | None) -> None:
             # A short line is carried whole: it starts and ends on line boundaries.
             assert item.start == 0 or text[item.start - 1] == "\n"
             assert item.end == len(text) or text[item.end] == "\n"
-        grown = with_context(text, item, 1, 2)
-        assert grown.number == text.count("\n", 0, grown.start) + 1
-        assert (grown.kind, grown.weight, grown.count) == (item.kind, item.weight, item.count)
     starts = [(item.start, item.end) for item in items]
     assert len(starts) == len(set(starts))
 
@@ -131,34 +125,3 @@ def test_every_line_holding_a_rare_query_term_is_found() -> None:
 )
 def test_salient_items_sit_on_their_lines(lines: list[str], tool_type: ToolType) -> None:
     _check_items(sanitize("\n".join(lines)), tool_type, "timeout fail İ")
-
-
-def _per_line_scores(text: str, query: str) -> dict[int, float]:
-    """The reference: score each line on its own, as the whole-text scan must."""
-    low = lowercase(text)
-    weights = weigh_terms(query_terms(query), low, text.count("\n") + 1)
-    weights = weights.demoted(file_name_terms(query))
-    if not weights:
-        return {}
-    used = {t: w for t, w in weights.weights.items() if w > 0.1 or len(weights.weights) == 1}
-    scores: dict[int, float] = {}
-    for index, line in enumerate(split_lines(low)):
-        hits = {t: line.count(t) for t in used if t in line}
-        if hits:
-            extra = sum(hits.values()) - len(hits)
-            share = sum(weights.weights[t] for t in hits) / weights.total
-            scores[index] = share + 0.05 * min(extra, 4)
-    return scores
-
-
-def test_line_scores_match_scoring_each_line_alone() -> None:
-    for name, raw in TRICKY.items():
-        text = sanitize(raw)
-        if "giant line" in name:
-            continue  # past the cap on positions the scan stops counting repeats
-        for query in (QUERY, "timeout", "handler failed"):
-            got = line_scores(text, query)
-            want = _per_line_scores(text, query)
-            assert got.keys() == want.keys(), name
-            for index, score in want.items():
-                assert abs(got[index] - score) < 1e-9, (name, index)

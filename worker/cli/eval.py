@@ -10,9 +10,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from producer.contract import ToolType
 from producer.settings import Settings
 from worker.quality.corpus import load_cases
-from worker.quality.evaluation import EvalMethod, Report, evaluate
+from worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
+
+SPLITS = ("tune", "check")
+"""The halves of a split corpus: tuned on, and only ever scored."""
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,6 +39,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="chars; default TERSIFY_LOCAL_BUDGET_CHARS (2000), "
         "or TERSIFY_MAX_MODEL_INPUT_CHARS (50000) for model-input",
     )
+    p.add_argument(
+        "--split",
+        choices=(*SPLITS, "both"),
+        default=None,
+        help="a corpus split into tune/ and check/: score one of them, or both side by side "
+        "(the default for such a corpus)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(run=run)
 
@@ -43,31 +54,81 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """Load the corpus, score the method and print the report; 2 when there is nothing to score."""
     directory: Path = args.corpus_dir
     if not directory.is_dir():
-        print(f"tersify eval: {directory} is not a directory", file=sys.stderr)
-        return 2
-    try:
-        cases = load_cases(directory)
-    except (ValueError, KeyError, OSError) as exc:
-        print(f"tersify eval: bad case in {directory}: {exc!r}", file=sys.stderr)
-        return 2
-    if not cases:
-        print(f"tersify eval: no NAME.txt + NAME.json cases in {directory}", file=sys.stderr)
-        return 2
+        return _refuse(f"{directory} is not a directory")
+    split = all((directory / name).is_dir() for name in SPLITS)
+    if args.split is not None and not split:
+        return _refuse(f"{directory} has no {' and '.join(f'{s}/' for s in SPLITS)} to score")
+    parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
     method: EvalMethod = args.method
     budget: int = args.budget
     if budget is None:
         local = method is not EvalMethod.MODEL_INPUT
         budget = settings.local_budget_chars if local else settings.max_model_input_chars
     if budget <= 0:
-        print("tersify eval: --budget must be positive", file=sys.stderr)
-        return 2
-    report = evaluate(cases, method, budget, settings.max_summary_chars)
-    if args.json:
-        print(json.dumps(report.as_json(), ensure_ascii=False))
-    else:
+        return _refuse("--budget must be positive")
+    reports: dict[str | None, Report] = {}
+    for part in parts:
+        folder = directory / part if part else directory
+        try:
+            cases = load_cases(folder)
+        except (ValueError, KeyError, OSError) as exc:
+            return _refuse(f"bad case in {folder}: {exc!r}")
+        if not cases:
+            return _refuse(f"no NAME.txt + NAME.json cases in {folder}")
+        reports[part] = evaluate(cases, method, budget, settings.max_summary_chars)
+    _print(reports, as_json=args.json)
+    return 0
+
+
+def _refuse(problem: str) -> int:
+    print(f"tersify eval: {problem}", file=sys.stderr)
+    return 2
+
+
+def _print(reports: dict[str | None, Report], *, as_json: bool) -> None:
+    """One report as before; the splits of a split corpus side by side, one line each."""
+    if None in reports:
+        report = reports[None]
+        if as_json:
+            print(json.dumps(report.as_json(), ensure_ascii=False))
+            return
         _print_tables(report)
         print(report.summary_line())
-    return 0
+        return
+    if as_json:
+        splits = {name: report.as_json() for name, report in reports.items()}
+        print(json.dumps({"splits": splits}, ensure_ascii=False))
+        return
+    if len(reports) == 1:
+        _print_tables(next(iter(reports.values())))
+    else:
+        _print_side_by_side(reports)
+    for name, report in reports.items():
+        print(f"{report.summary_line()} split={name}")
+
+
+def _print_side_by_side(reports: dict[str | None, Report]) -> None:
+    console = Console(width=max(Console().width, 110), highlight=False, soft_wrap=False)
+    table = Table(title="kept per expected type, split by split (the gap is the over-fitting)")
+    table.add_column("type")
+    for name in reports:
+        table.add_column(f"{name}", justify="right")
+        table.add_column(f"{name} classified", justify="right")
+    by_type = {name: report.by_type() for name, report in reports.items()}
+    for label in [*(t.value for t in ToolType), "all"]:
+        cells: list[str] = [label]
+        for name, report in reports.items():
+            tally = report.overall if label == "all" else by_type[name].get(ToolType(label))
+            if tally is None:
+                cells += ["-", "-"]
+                continue
+            cells += [f"{tally.kept}/{tally.total} ({tally.percent:.1f}%)", _classified(tally)]
+        table.add_row(*cells)
+    console.print(table)
+
+
+def _classified(tally: Tally) -> str:
+    return f"{tally.classification_correct}/{tally.cases}"
 
 
 def _print_tables(report: Report) -> None:

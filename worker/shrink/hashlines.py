@@ -28,6 +28,7 @@ class SourceLines:
 
     lines: list[str]
     numbers: list[int]
+    numbered: bool = False  # the lines came with number prefixes (read off and removed)
 
 
 def source_lines(text: str, numbers: list[int] | None = None) -> SourceLines:
@@ -53,4 +54,4 @@ def source_lines(text: str, numbers: list[int] | None = None) -> SourceLines:
             last += 1
             body.append(line)
         found.append(last)
-    return SourceLines(body, found)
+    return SourceLines(body, found, numbered=True)

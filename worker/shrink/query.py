@@ -1,4 +1,9 @@
-"""The agent's intent as search terms, and how strongly a piece of text matches it."""
+"""The agent's intent as search terms, and how strongly a piece of text matches it.
+
+Terms are taken as agents write them: a dotted name (``safe.directory``), a path, a flag
+(``--no-cache``), an arrow (``a->b``), a version (``2.31.0``), a quoted phrase, an emoji or a
+CJK word is one term, matched whole; the plain words in it count as well, for a weaker match.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,17 @@ _CJK_RUN = re.compile(
 )
 _HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
 _MAX_TERMS = 12
+_MAX_COMPOUNDS = 6
+# A quoted phrase, a --flag, or a word joined to another by . / : -> :: = @ + # \ - (a name,
+# a path, a version, an arrow); outer punctuation is not part of it.
+_COMPOUND = re.compile(
+    r"\"([^\"\n]{2,80})\"|`([^`\n]{1,80})`|(?<![\w'])'([^'\s][^'\n]{0,78}[^'\s])'(?![\w'])"
+    r"|(?<![\w-])(--?[a-z][\w-]*(?:=[^\s,;]+)?)"
+    r"|((?:[\w~$%@]+(?:->|::|=>|[./:\\=@+#-])+)+[\w~$%@*]+/?)",
+    re.IGNORECASE,
+)
+# Symbols agents paste: emoji, arrows, box and check marks (Unicode "So" and "Sm" outside ASCII).
+_SYMBOLS = re.compile(r"[\u2190-\u21ff\u2300-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]+")
 
 STOPWORDS = frozenset(
     (  # noqa: SIM905 - a word list reads better as one string
@@ -34,22 +50,49 @@ STOPWORDS = frozenset(
 
 
 def _stem(word: str) -> str:
-    """A light plural stemmer: 'errors' -> 'error', 'statuses' -> 'status', 'entries' -> 'entry'."""
+    """A light stemmer: 'errors' → 'error', 'entries' → 'entry', 'deprecated' → 'deprecat'
+    (found in 'deprecate' and 'deprecation'), 'running' → 'run', 'cached' → 'cach'."""
     if len(word) <= 4 or not word.isascii() or not word.isalpha():
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
     if word.endswith(("sses", "shes", "ches", "xes", "uses")):
         return word[:-2]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            root = word[: -len(suffix)]
+            # "running" → "runn" → "run"; "failed", "parsing", "installed" keep their roots.
+            if root[-1] == root[-2] and root[-1] not in "ls":
+                root = root[:-1]
+            return root
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
 
 
-def query_terms(query: str | None) -> tuple[str, ...]:
-    """The distinct lower-case search terms of ``query``, most specific first, at most 12."""
+def compound_terms(query: str | None) -> tuple[str, ...]:
+    """The terms of ``query`` written with punctuation or symbols, lower-cased, matched whole."""
     if not query:
         return ()
+    low = lowercase(query)
+    found: list[str] = []
+    for match in _COMPOUND.finditer(low):
+        term = next(group for group in match.groups() if group)
+        term = term.strip(".,:;!?)(") if match.lastindex == 5 else term
+        if len(term) >= 3 and not term.isdigit():
+            found.append(term)
+    found.extend(_SYMBOLS.findall(low))
+    return tuple(dict.fromkeys(found))[:_MAX_COMPOUNDS]
+
+
+def query_terms(query: str | None) -> tuple[str, ...]:
+    """The distinct lower-case search terms of ``query``, most specific first, at most 12.
+
+    Whole compound terms (``compound_terms``) come first; then the words, longest first.
+    """
+    if not query:
+        return ()
+    compounds = compound_terms(query)
     terms: list[str] = []
     for word in _WORD.findall(lowercase(query)):
         if _HAS_CJK.search(word):
@@ -63,24 +106,9 @@ def query_terms(query: str | None) -> tuple[str, ...]:
         if len(word) < 3 and not (len(word) == 2 and any(c.isdigit() for c in word)):
             continue
         terms.append(_stem(word))
-    unique = list(dict.fromkeys(terms))
+    unique = [t for t in dict.fromkeys(terms) if t not in compounds]
     unique.sort(key=len, reverse=True)
-    return tuple(unique[:_MAX_TERMS])
-
-
-_FILE_NAME = re.compile(r"[\w-]+\.(?:[a-z][a-z0-9]{0,4})\b", re.IGNORECASE)
-
-
-def file_name_terms(query: str | None) -> frozenset[str]:
-    """Terms that come from file names in ``query`` ('Activate.ps1' gives 'activate', 'ps1')."""
-    if not query:
-        return frozenset()
-    names = " ".join(
-        m.group(0)
-        for m in _FILE_NAME.finditer(query)
-        if not m.group(0)[-1].isdigit() or "." in m.group(0)
-    )
-    return frozenset(query_terms(names))
+    return (*compounds, *unique)[:_MAX_TERMS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +132,11 @@ class TermWeights:
             return 0.0
         return sum(w for term, w in self.weights.items() if term in low) / total
 
-    def demoted(self, terms: frozenset[str], factor: float = 0.2) -> TermWeights:
-        """The same weights with ``terms`` worth ``factor`` as much."""
-        if not terms:
-            return self
-        return TermWeights({t: w * factor if t in terms else w for t, w in self.weights.items()})
+    def rarity(self, low: str, units: int) -> float:
+        """How rare (0..1) the rarest query term in lower-cased ``low`` is: 1 for a term found
+        on one line (or record) of ``units``, near 0 for one found on most of them."""
+        best = max((w for term, w in self.weights.items() if term in low), default=0.0)
+        return min(1.0, best / math.log(max(units, 1) + 1))
 
 
 def weigh_terms(

@@ -42,7 +42,11 @@ class Salient:
     count: int = 1
 
 
-_LOCATION_ANCHOR = re.compile(r":\d+:\d+")
+_LOCATION_ANCHOR = re.compile(r":\d+:(?:\d+|\s)")
+# A linter's rule code after a location: "a.py:3:1: E0102:", "a.py:3:1: F821 " (E and F codes
+# are errors in pycodestyle, pyflakes and pylint alike; W codes warnings).
+_RULE_CODE = re.compile(r":\d+(?::\d+)?:? ([EFW])\d{3,4}\b")
+_MAX_RULE_LINES = 20_000
 TRACEBACK = "traceback (most recent call last)"
 _FRAME = re.compile(r'^\s+File "|^\s+at \S|^\s+\d+: |^\s+in ')
 
@@ -66,6 +70,8 @@ _MAX_ITEMS = 1_500
 # More query lines than ``_MAX_ITEMS`` could not all be kept anyway.
 _MAX_QUERY_LINES = _MAX_ITEMS
 _TRACE_SCAN = 400
+RARE_QUERY = 6.0
+RARE_SALIENT = 3.0
 
 
 def _snippet(text: str, start: int, end: int, pos: int) -> tuple[int, int, str]:
@@ -228,6 +234,11 @@ def _add_command_lines(text: str, low: str, add: Callable[[int, int, Kind, int],
             and not CODE_FRAME.match(text[start : match.start()])
         ):
             add(start, line_end, Kind.LOCATION, match.start())
+    for count, match in enumerate(_RULE_CODE.finditer(text)):
+        if count >= _MAX_RULE_LINES:
+            break
+        _, start, end = locator.locate(match.start())
+        add(start, end, Kind.WARNING if match.group(1) == "W" else Kind.ERROR, match.start())
     _add_tail_verdicts(text, add)
 
 
@@ -262,8 +273,8 @@ def _score(
     low = hits.low
     terms = query_terms(query)
     weights = TermWeights()
+    units = max(text.count("\n") + 1, len(text) // 120)
     if terms:
-        units = max(text.count("\n") + 1, len(text) // 120)
         weights = weigh_terms(terms, low, units, hits.count)
     entries: dict[str, _Entry] = {}
     for start in sorted(spans):
@@ -293,7 +304,13 @@ def _score(
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
             q = weights.score(low[lo:hi]) if weights else 0.0
-        base = Kind.QUERY + 8 * q if entry.kind is Kind.QUERY else entry.kind.value + 3 * q
+        # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
+        # it outranks the generic errors a log is full of; common terms add little.
+        rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
+        if entry.kind is Kind.QUERY:
+            base = Kind.QUERY + 8 * q + RARE_QUERY * rare
+        else:
+            base = entry.kind.value + 3 * q + RARE_SALIENT * rare
         weight = base + min(2.0, math.log(entry.count))
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count))
     items.sort(key=lambda s: (-s.weight, s.start))
@@ -385,26 +402,3 @@ def _find_at_most(hits: _Hits, needle: str, most: int) -> list[int] | None:
         found.append(pos)
         pos = low.find(needle, pos + len(needle))
     return found
-
-
-def with_context(text: str, item: Salient, before: int, after: int) -> Salient:
-    """``item`` grown to whole lines with ``before`` lines above and ``after`` lines below."""
-    if item.text.startswith(ELLIPSIS) or item.text.endswith(ELLIPSIS) or item.count > 1:
-        return item
-    start = item.start
-    for _ in range(before):
-        if start <= 0:
-            break
-        start = text.rfind("\n", 0, start - 1) + 1
-    end = item.end
-    for _ in range(after):
-        nxt = text.find("\n", end + 1)
-        if end >= len(text):
-            break
-        end = len(text) if nxt == -1 else nxt
-    lines_above = text.count("\n", start, item.start)
-    body = text[start:end]
-    if len(body) > 40 * (before + after + 1) + _LONG_LINE:
-        return item
-    number = item.number - lines_above
-    return Salient(number, start, end, body, item.kind, item.weight, item.count)

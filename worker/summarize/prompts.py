@@ -5,15 +5,13 @@ from __future__ import annotations
 import re
 import secrets
 from bisect import bisect_left, bisect_right
-from dataclasses import replace
 
 from producer.classify.sanitize import sanitize
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.model.providers.base import ModelRequest
 from worker.model.tokens import answer_token_cap
-from worker.shrink.fallback import HEAD_RATIO, truncate_carrying
+from worker.shrink.fallback import model_view
 from worker.shrink.hashlines import hashline, source_lines
-from worker.shrink.salience import find_salient, with_context
 from worker.shrink.textcut import clip
 
 FOCUS: dict[ToolType, str] = {
@@ -121,22 +119,11 @@ def build_request(
 def cut_for_model(
     text: str, tool_type: ToolType, limit: int, query: str | None, *, first_line: int = 1
 ) -> tuple[str, bool]:
-    """``text`` as is when it fits, else head/tail carrying the salient and intent lines."""
+    """``text`` as is when it fits, else the engine's view of it (``model_view``)."""
+    del first_line  # gap markers count the lines left out; no renumbering is needed
     if len(text) <= limit:
         return text, False
-    # Short lines first at equal weight (a key line beats a paragraph that mentions it), and the
-    # best lines come with context: the model reads far more than a local summary holds.
-    items = sorted(
-        find_salient(text, tool_type, query),
-        key=lambda s: (-s.weight / (1 + len(s.text) / 300) ** 0.5, s.start),
-    )
-    items = [with_context(text, item, 3, 6) for item in items[:_CONTEXT_ITEMS]] + items[
-        _CONTEXT_ITEMS:
-    ]
-    if first_line != 1:
-        items = [replace(item, number=item.number + first_line - 1) for item in items]
-    ratio = HEAD_RATIO.get(tool_type, 0.5)
-    return truncate_carrying(text, ratio, limit, items, share=_CARRY_SHARE), True
+    return model_view(text, tool_type, limit, query), True
 
 
 def _relevant(numbers: list[int], wanted: LineRange | None) -> tuple[int, int]:

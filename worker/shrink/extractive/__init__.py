@@ -1,47 +1,41 @@
 """The built-in extractive provider: deterministic, structure-aware summaries without a model.
 
-One module per tool type plus the helpers they share; imports only ``worker.shrink``.
+A few facts (``facts``), then the engine's choice of whole records with their ancestry
+(``worker.shrink.engine``); a file shows its relevant range as hashlines (``filecontent``).
+One module per concern; imports only ``worker.shrink`` and ``producer``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from producer.classify.sanitize import sanitize
-from producer.contract import ToolType
-from worker.shrink.extractive.command import summarize_command
-from worker.shrink.extractive.filecontent import summarize_file
-from worker.shrink.extractive.listing import summarize_listing
-from worker.shrink.extractive.narrow import NARROW_ABOVE, narrow
-from worker.shrink.extractive.nearfit import NEAR_FIT, trim_lines
-from worker.shrink.extractive.search import summarize_search
-from worker.shrink.extractive.structured import summarize_structured
-from worker.shrink.extractive.web import summarize_web
-from worker.shrink.fallback import fallback_truncate
+from producer.contract import LineRange, ToolType
+from worker.shrink.engine import Plan, shrink_lines
+from worker.shrink.extractive.facts import facts
+from worker.shrink.extractive.filecontent import (
+    RANGE_SHARE,
+    definition_candidates,
+    file_view,
+    range_candidate,
+    relevant_range,
+)
+from worker.shrink.fallback import HEAD_RATIO, fallback_truncate
+from worker.shrink.reflow import as_doc
 from worker.shrink.textcut import clip
 
-_SUMMARIZERS: dict[ToolType, Callable[[str, int, str | None], str]] = {
-    ToolType.COMMAND_OUTPUT: summarize_command,
-    ToolType.SEARCH_RESULTS: summarize_search,
-    ToolType.DIRECTORY_LISTING: summarize_listing,
-    ToolType.STRUCTURED_DATA: summarize_structured,
-    ToolType.FILE_CONTENT: summarize_file,
-    ToolType.WEB_CONTENT: summarize_web,
-}
-# Outputs whose summarizers work line by line; JSON is parsed whole, files need true numbers.
-_NARROWED = frozenset(
-    {
-        ToolType.COMMAND_OUTPUT,
-        ToolType.SEARCH_RESULTS,
-        ToolType.DIRECTORY_LISTING,
-        ToolType.WEB_CONTENT,
-    }
-)
 # Below this budget structure costs more than it shows: plain truncation does better.
 _MIN_STRUCTURED_BUDGET = 200
+FACTS_SHARE = 1 / 6
+EDGE_SHARE = 0.1
+"""Of the room, what the head and the tail each hold fixed."""
 
 
-def extract(text: str, tool_type: ToolType, budget: int, query: str | None = None) -> str:
+def extract(
+    text: str,
+    tool_type: ToolType,
+    budget: int,
+    query: str | None = None,
+    relevant: LineRange | None = None,
+) -> str:
     """A summary of ``text`` in at most ``budget`` chars, shaped by its tool type; never raises."""
     try:
         if budget <= 0:
@@ -51,17 +45,26 @@ def extract(text: str, tool_type: ToolType, budget: int, query: str | None = Non
             return clean
         if budget < _MIN_STRUCTURED_BUDGET:
             return fallback_truncate(clean, tool_type, budget, query)
-        if tool_type is not ToolType.STRUCTURED_DATA and len(clean) <= budget * NEAR_FIT:
-            trimmed = trim_lines(clean, tool_type, budget, query)
-            if trimmed is not None:
-                return clip(trimmed, budget)
-        note = ""
-        if len(clean) > NARROW_ABOVE and tool_type in _NARROWED:
-            note = f"[{len(clean)} chars; read as its head, its tail and its salient middle]\n"
-            clean = narrow(clean, tool_type, query)
-        summary = _SUMMARIZERS[tool_type](clean, budget - len(note), query).strip("\n")
-        if not summary.strip():
-            return fallback_truncate(clean, tool_type, budget, query)
-        return clip(note + summary, budget)
+        if tool_type is ToolType.FILE_CONTENT:
+            return clip(_file(clean, budget, query, relevant), budget)
+        doc = as_doc(clean, tool_type)
+        head = "\n".join(facts(tool_type, doc, int(budget * FACTS_SHARE)))
+        room = budget - len(head) - (1 if head else 0)
+        edge = int(room * EDGE_SHARE)
+        ratio = HEAD_RATIO[tool_type]
+        plan = Plan(room, head=edge, tail=edge, head_share=ratio)
+        body = shrink_lines(doc, tool_type, query, plan)
+        return clip(f"{head}\n{body}" if head else body, budget)
     except Exception:  # the extractive provider stands in for a model: it must always answer
         return fallback_truncate(text, tool_type, budget, query)
+
+
+def _file(text: str, budget: int, query: str | None, relevant: LineRange | None) -> str:
+    view = file_view(text)
+    head = f"[{len(view.doc)} lines, {len(view.definitions)} definitions]"
+    room = budget - len(head) - 1
+    chosen = range_candidate(view, relevant_range(view, query, relevant), int(room * RANGE_SHARE))
+    extra = [*definition_candidates(view), *([chosen] if chosen is not None else [])]
+    plan = Plan(room, head_share=HEAD_RATIO[ToolType.FILE_CONTENT], numbered=view.hashline)
+    body = shrink_lines(view.doc, ToolType.FILE_CONTENT, query, plan, extra=extra)
+    return f"{head}\n{body}"

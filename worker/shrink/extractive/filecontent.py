@@ -1,17 +1,23 @@
-"""File content: an outline of definitions with line numbers, then the section that matters."""
+"""File content: its relevant range verbatim as hashlines, the lines the query names, an outline.
+
+The relevant range is the job's (``relevant_lines``), else the stretch of lines that best
+matches the query, else the middle third; it is shown as ``LINE#HH|text`` hashlines (an agent
+edits by them), cut around its centre to what the budget holds. Every other line shown is a
+hashline too, with its enclosing definitions as ancestry.
+"""
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
 
-from producer.textcut import split_lines
-from worker.shrink.extractive.compose import Composer
-from worker.shrink.extractive.regions import Window, best_windows, line_scores
-from worker.shrink.hashlines import SourceLines, source_lines
+from producer.classify.signals import Kind
+from producer.contract import LineRange, ToolType
+from worker.shrink.document import Doc
+from worker.shrink.engine import Candidate, salient
+from worker.shrink.hashlines import line_hash, source_lines
 from worker.shrink.lines import LineLocator
-from worker.shrink.query import file_name_terms
-from worker.shrink.textcut import clip
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
 _DEFINITION = re.compile(
@@ -29,124 +35,78 @@ _DEFINITION = re.compile(
     r"|#{1,6}[ \t]+\S[^\n]*\n[ \t]*$)",
     re.MULTILINE,
 )
-_CONTAINER = re.compile(
-    r"^\s*(?:export\s+)?(?:pub\s+)?(?:class|struct|interface|trait|impl|module|#)"
-)
-# Past this size only the start, the end and the lines near the query's words are read.
-_BIG_FILE = 256 * 1024
-_EXCERPT_HEAD = 1500
-_EXCERPT_TAIL = 500
-_EXCERPT_AROUND = 30
-_OUTLINE_ENTRY = 110
-_LINE_SHOWN = 220
+RANGE_SHARE = 0.55
+"""Of the room, what the relevant range may take."""
+DEFINITION_WEIGHT = 1.5
+OUTLINE_CHARS = 256 * 1024
+"""Definitions are looked for in this much of a file (its start)."""
+_BEFORE, _AFTER = 4, 12
 
 
-def _definitions(body: str) -> list[int]:
-    """Indices of the lines that define something (functions, classes, sections, headings).
+@dataclass(frozen=True, slots=True)
+class FileView:
+    """A file as the shrinks read it: its lines (number prefixes gone) and their numbers."""
 
-    A Markdown heading counts only when a blank line follows it: a "# comment" in code runs
-    into the code below.
-    """
-    locator = LineLocator(body)
-    return [locator.locate(m.start())[0] - 1 for m in _DEFINITION.finditer(body)]
+    doc: Doc
+    numbers: list[int]
+    definitions: list[int]
+    printed: list[str] | None = None  # the lines as printed, when they came numbered
 
+    def hashline(self, index: int, shown: str) -> str:
+        """Line ``index`` as ``LINE#HH|shown``, hashed whole even when ``shown`` is cut.
 
-def _excerpt(text: str, query: str | None) -> tuple[str, list[int], int]:
-    """A very big file's lines worth reading (start, end, near the query) and their numbers."""
-    raw = split_lines(text)
-    keep = set(range(min(len(raw), _EXCERPT_HEAD)))
-    keep.update(range(max(0, len(raw) - _EXCERPT_TAIL), len(raw)))
-    scores = line_scores(text, query, demote=file_name_terms(query))
-    for index in sorted(scores, key=lambda i: -scores[i])[:60]:
-        keep.update(range(max(0, index - _EXCERPT_AROUND), min(len(raw), index + _EXCERPT_AROUND)))
-    chosen = sorted(keep)
-    return "\n".join(raw[i] for i in chosen), [i + 1 for i in chosen], len(raw)
+        A line that came numbered (``cat -n``, ``N→``) is shown as printed, its number too.
+        """
+        if self.printed is not None and shown == self.doc.lines[index]:
+            shown = self.printed[index]
+        return f"{self.numbers[index]}#{line_hash(self.doc.lines[index])}|{shown}"
 
 
-def summarize_file(text: str, budget: int, query: str | None) -> str:
-    """Size and outline, then the query's best sections verbatim (or the file's start)."""
-    out = Composer(budget)
-    numbers = None
-    if len(text) > _BIG_FILE:
-        text, numbers, total = _excerpt(text, query)
-        out.add(f"[{total} lines; read as its start, its end and the lines near the query's words]")
-    src = source_lines(text, numbers)
-    lines = src.lines
-    body = "\n".join(lines)
-    defs = _definitions(body)
-    scores = line_scores(body, query, demote=file_name_terms(query))
-    out.add(f"{len(lines)} lines, {len(text)} chars; {len(defs)} definitions")
-    outline_room = int(budget * (0.3 if scores else 0.45))
-    lengths = [min(len(line), _LINE_SHOWN) for line in lines]
-    windows = best_windows(
-        scores,
-        lengths,
-        budget - outline_room - 60,
-        before=4,
-        after=6,
-        owner_of=lambda i: _enclosing(defs, lines, i),
-    )
-    _add_outline(out, src, defs, scores, windows, out.used + outline_room)
-    if windows:
-        out.add("matching the query:")
-        for window in windows:
-            if window.owner is not None:
-                out.add_clipped(
-                    f"{src.numbers[window.owner]}| {clip(lines[window.owner], _LINE_SHOWN)}"
-                )
-                out.add("…")
-            for i in range(window.start, window.end):
-                if not out.add_clipped(f"{src.numbers[i]}| {clip(lines[i], _LINE_SHOWN)}"):
-                    break
-        return out.text()
-    out.add("start of file:")
-    for i, line in enumerate(lines):
-        if not out.add_clipped(f"{src.numbers[i]}| {clip(line, _LINE_SHOWN)}"):
-            break
-    return out.text()
+def file_view(text: str) -> FileView:
+    """The lines of a file as printed (``cat -n`` and ``N→`` prefixes read as line numbers)."""
+    src = source_lines(text)
+    doc = Doc("\n".join(src.lines))
+    locator = LineLocator(doc.text)
+    found = _DEFINITION.finditer(doc.text, 0, OUTLINE_CHARS)
+    definitions = [locator.locate(m.start())[0] - 1 for m in found]
+    printed = Doc(text).lines if src.numbered else None
+    return FileView(doc, src.numbers, definitions, printed)
 
 
-def _enclosing(defs: list[int], lines: list[str], index: int) -> int:
-    """The nearest definition at or above ``index`` that is less indented, within 25 lines."""
-    pos = bisect_right(defs, index) - 1
-    indent = len(lines[index]) - len(lines[index].lstrip())
-    while pos >= 0 and index - defs[pos] <= 25:
-        line = lines[defs[pos]]
-        if len(line) - len(line.lstrip()) < indent or defs[pos] == index:
-            return defs[pos]
-        pos -= 1
-    return index
+def relevant_range(view: FileView, query: str | None, wanted: LineRange | None) -> range:
+    """The relevant lines (indices): the job's range, else the query's best, else the middle."""
+    count = len(view.doc)
+    if wanted is not None:
+        start = bisect_left(view.numbers, wanted.start)
+        return range(start, max(start, bisect_right(view.numbers, wanted.end)))
+    matches = [i for i in salient(view.doc, ToolType.FILE_CONTENT, query) if i.kind is Kind.QUERY]
+    if matches:
+        best = max(matches, key=lambda s: (s.weight, -s.start)).number - 1
+        return range(max(0, best - _BEFORE), min(count, best + _AFTER))
+    third = count // 3
+    return range(third, max(third, count - third))
 
 
-def _add_outline(
-    out: Composer,
-    src: SourceLines,
-    defs: list[int],
-    scores: dict[int, float],
-    windows: list[Window],
-    limit: int,
-) -> None:
-    """The definitions that fit: containers, query matches and window owners before the rest."""
-    if not defs:
-        return
+def range_candidate(view: FileView, lines: range, room: int) -> Candidate | None:
+    """The relevant range, cut around its centre to ``room`` chars of hashlines."""
+    if not lines:
+        return None
+    centre = (lines.start + lines.stop - 1) // 2
+    start, end = centre, centre + 1
+    used = len(view.hashline(centre, view.doc.lines[centre])) + 1
+    while True:
+        grew = False
+        for index in (end, start - 1):
+            if lines.start <= index < lines.stop and index not in range(start, end):
+                cost = len(view.hashline(index, view.doc.lines[index])) + 1
+                if used + cost <= room:
+                    used += cost
+                    start, end = min(start, index), max(end, index + 1)
+                    grew = True
+        if not grew:
+            return Candidate(centre, float("inf"), span=(start, end))
 
-    def rank(i: int) -> tuple[float, int]:
-        line = src.lines[i]
-        weight = scores.get(i, 0.0) * 3
-        weight += 2.0 if any(w.start <= i < w.end or w.owner == i for w in windows) else 0.0
-        weight += 1.0 if _CONTAINER.match(line) else 0.0
-        weight += 0.5 if not line[:1].isspace() else 0.0
-        return (-weight, i)
 
-    entries = {i: f"L{src.numbers[i]} {clip(src.lines[i].strip(), _OUTLINE_ENTRY)}" for i in defs}
-    chosen: list[int] = []
-    room = limit - out.used - 20
-    for i in sorted(defs, key=rank):
-        cost = len(entries[i]) + 1
-        if cost <= room:
-            chosen.append(i)
-            room -= cost
-    out.add("outline:", until=limit)
-    out.add_all((entries[i] for i in sorted(chosen)), until=limit)
-    if len(chosen) < len(defs):
-        out.add(f"(+{len(defs) - len(chosen)} more definitions)", until=limit + 40)
+def definition_candidates(view: FileView) -> list[Candidate]:
+    """Each definition line, worth a little: an outline where room is left."""
+    return [Candidate(i, DEFINITION_WEIGHT, span=(i, i + 1)) for i in view.definitions]

@@ -1,15 +1,11 @@
-"""Directory listings: errors first, then counts by folder and type, the entries that matter."""
+"""Directory listings read into entries (ls -l, -R, several folders, find, fd, tree, du)."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
-from producer.classify.sanitize import lowercase
 from producer.textcut import split_lines
-from worker.shrink.extractive.compose import Composer, joined
-from worker.shrink.query import query_terms, weigh_terms
 
 _PERMS = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
@@ -124,84 +120,3 @@ def _mark_tree_folders(entries: list[Entry]) -> list[Entry]:
         Entry(e.path, e.size, True) if not e.is_dir and e.path.rstrip("/") in folders else e
         for e in entries
     ]
-
-
-def _extension(entry: Entry) -> str:
-    name = entry.name
-    if entry.is_dir:
-        return "folders"
-    dot = name.rfind(".")
-    return name[dot:].lower() if 0 < dot < len(name) - 1 else "(no ext)"
-
-
-def _shown(entry: Entry) -> str:
-    return f"{entry.path} ({entry.size})" if entry.size and not entry.is_dir else entry.path
-
-
-def summarize_listing(text: str, budget: int, query: str | None) -> str:
-    """Errors, totals, query matches, extensions, folders, largest entries, then names."""
-    entries, errors = parse_listing(text)
-    out = Composer(budget)
-    for line in errors[:6]:
-        out.add_clipped(line, until=budget // 4)
-    if not entries:
-        out.add_all(split_lines(text))
-        return out.text()
-    dirs = sum(1 for e in entries if e.is_dir)
-    folders = Counter(e.folder for e in entries)
-    out.add(
-        f"{len(entries)} entries ({len(entries) - dirs} files, {dirs} folders)"
-        + (f" in {len(folders)} listed folders" if len(folders) > 1 else "")
-    )
-    shown: set[str] = set()
-    matches = _query_matches(entries, query)
-    if matches:
-        room = min(out.remaining, budget // 4) - 20
-        if out.add("matching the query: " + joined((_shown(e) for e in matches), room)):
-            shown.update(e.path for e in matches)
-    extensions = Counter(_extension(e) for e in entries)
-    if len(extensions) > 1:
-        types = (f"{ext} {n}" for ext, n in extensions.most_common())
-        out.add("by type: " + joined(types, min(out.remaining, budget // 8) - 10))
-    tops = Counter(e.path.split("/", 1)[0] + "/" for e in entries if "/" in e.path.strip("/"))
-    if len(folders) > 1 and len(tops) > 1:
-        counts = (f"{name} ({n})" for name, n in tops.most_common())
-        out.add("by folder: " + joined(counts, min(out.remaining, budget // 6) - 12))
-    sized = [e for e in entries if not e.is_dir and _bytes(e.size) >= 0]
-    if len(sized) > 3:
-        largest = sorted(sized, key=lambda e: -_bytes(e.size))[:8]
-        out.add(
-            "largest: " + joined((_shown(e) for e in largest), min(out.remaining, budget // 6) - 10)
-        )
-    _add_names(out, entries, shown)
-    return out.text()
-
-
-def _query_matches(entries: list[Entry], query: str | None) -> list[Entry]:
-    """Entries whose path holds the query's rarer terms, best first."""
-    terms = query_terms(query)
-    if not terms:
-        return []
-    lows = [lowercase(e.path) for e in entries]
-    weights = weigh_terms(terms, "\n".join(lows), len(entries))
-    if not weights:
-        return []
-    scored = [(weights.score(low), i) for i, low in enumerate(lows)]
-    best = max(s for s, _ in scored)
-    keep = [(s, i) for s, i in scored if s > 0 and s >= best * 0.5]
-    keep.sort(key=lambda p: (-p[0], p[1]))
-    return [entries[i] for _, i in keep[:12]]
-
-
-def _add_names(out: Composer, entries: list[Entry], shown: set[str]) -> None:
-    """The remaining names folder by folder, in listing order, as far as room allows."""
-    by_folder: dict[str, list[str]] = {}
-    for e in entries:
-        if e.path not in shown:
-            by_folder.setdefault(e.folder, []).append(e.name + ("/" if e.is_dir else ""))
-    for folder, names in by_folder.items():
-        prefix = "" if folder == "." and len(by_folder) == 1 else f"{folder}/: "
-        room = out.remaining - len(prefix)
-        if room < 30:
-            break
-        out.add(prefix + joined(names, room))

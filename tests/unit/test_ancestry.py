@@ -1,0 +1,88 @@
+"""Every kept line brings the line(s) that locate it: indentation parents, headers, table heads."""
+
+from __future__ import annotations
+
+import pytest
+
+from worker.shrink.ancestry import ancestors, is_header
+from worker.shrink.document import Doc
+
+
+def lines_of(doc: Doc, indices: list[int]) -> list[str]:
+    return [doc.lines[i] for i in indices]
+
+
+def test_a_line_in_a_function_brings_its_def_and_class() -> None:
+    doc = Doc(
+        "class Pool:\n    size = 1\n\n    def grow(self, n):\n        x = 1\n        return n\n"
+    )
+    assert lines_of(doc, ancestors(doc, 5)) == ["class Pool:", "    def grow(self, n):"]
+
+
+def test_a_multi_line_signature_gives_its_opening_line_not_its_closing_one() -> None:
+    doc = Doc("class A:\n    def f(\n        self,\n    ) -> None:\n        return None\n")
+    assert lines_of(doc, ancestors(doc, 4)) == ["class A:", "    def f("]
+
+
+def test_a_commit_message_line_brings_its_commit_header() -> None:
+    text = "commit 1111111111111111111111111111111111111111\nAuthor: A\nDate: d\n\n    Fix it\n"
+    text += "commit 2222222222222222222222222222222222222222\nAuthor: B\nDate: d\n\n    Add x\n"
+    doc = Doc(text)
+    assert lines_of(doc, ancestors(doc, 9)) == [
+        "commit 2222222222222222222222222222222222222222",
+        "Date: d",
+    ]
+
+
+def test_a_changelog_entry_brings_its_release_heading() -> None:
+    doc = Doc("## 2.1.0 (2024-03-01)\n\n- Fixed a crash\n- Added --force\n\n## 2.0.0\n- Old\n")
+    assert "## 2.1.0 (2024-03-01)" in lines_of(doc, ancestors(doc, 3))
+
+
+def test_an_ls_recursive_entry_brings_its_directory_header() -> None:
+    doc = Doc("./a:\ntotal 0\n-rw-r--r-- 1 u g 0 Jan 1 00:00 x\n\n./a/b:\ntotal 0\n-rw 1 u g 9 y\n")
+    assert lines_of(doc, ancestors(doc, 6)) == ["./a/b:"]
+
+
+def test_a_yaml_value_brings_its_parent_keys() -> None:
+    doc = Doc("spec:\n  template:\n    spec:\n      containers:\n        - image: nginx:1.25\n")
+    assert lines_of(doc, ancestors(doc, 4)) == [
+        "spec:",
+        "  template:",
+        "    spec:",
+        "      containers:",
+    ]
+
+
+def test_a_tree_entry_brings_its_folders() -> None:
+    doc = Doc(".\n├── src\n│   ├── app\n│   │   └── main.py\n└── README.md\n")
+    assert lines_of(doc, ancestors(doc, 3)) == [".", "├── src", "│   ├── app"]
+
+
+def test_a_table_row_brings_the_header_row() -> None:
+    text = "NAME      READY   STATUS    RESTARTS\n" + "".join(
+        f"pod-{i}     1/1     Running   {i}\n" for i in range(8)
+    )
+    doc = Doc(text)
+    assert ancestors(doc, 6) == [0]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["# Title", "==== FAILURES ====", "commit 0123456789abcdef", "diff --git a/x b/x",
+     "./src/pkg:", "SYNOPSIS", "2.31.0 (2023-05-22)", "pkg (1.2-1) unstable; urgency=low"],
+)  # fmt: skip
+def test_headers_are_recognized_by_their_shape(line: str) -> None:
+    assert is_header(Doc(line + "\nbody\n"), 0)
+
+
+@pytest.mark.parametrize(
+    "line", ["plain words here", "127.0.0.1 - - [x]", "    indented:", "x = 1"]
+)
+def test_ordinary_lines_are_not_headers(line: str) -> None:
+    assert not is_header(Doc(line + "\nbody\n"), 0)
+
+
+def test_a_header_is_not_the_child_of_the_header_before_it() -> None:
+    doc = Doc("commit aaaaaaa\n    a\ncommit bbbbbbb\n    b\n")
+    assert ancestors(doc, 2) == []

@@ -1,0 +1,177 @@
+"""Ancestry: the lines that say where a line lives, kept with it so a kept line is never orphaned.
+
+Three general mechanisms, the same for every tool type:
+
+- **indentation**: the nearest less-indented line above, and its own, up to the top: the
+  enclosing ``def``/``class``, the YAML or pretty-printed JSON parent key, the ``tree``
+  folder, the man-page option a description belongs to;
+- **headers**: the nearest header line above a top-level line: a Markdown or underlined
+  heading, a ``commit <sha>`` line, a diff's file and hunk, a release heading (``## 1.2.3``,
+  a Debian changelog entry), a banner (``==== FAILURES ====``, ``____ test_x ____``), a
+  section name in capitals, a line ending in a colon (``./dir:`` of ``ls -lR``), a file path
+  heading its search hits;
+- **tables**: the header row of a table (``ps``, ``pip list``, ``docker ps``, CSV) for its rows.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from worker.shrink.document import Doc, depth
+from worker.shrink.tables import table_of
+
+_HEADER = re.compile(
+    r"#{1,6}[ \t]+\S"  # Markdown heading
+    r"|(?i:commit)[ ][0-9a-f]{7,64}\b"  # a git log entry
+    r"|diff[ ]--git[ ]|\+\+\+[ ]\S|Index:[ ]\S|@@[ ][-+]\d"  # a diff's file and hunk
+    r"|==>[ ].*[ ]<==\s*$"  # head/tail of several files
+    r"|[=_*#~+-]{3,}[ ]?[^\s=_*#~+-].*[=_*#~+-]{3,}\s*$"  # ==== FAILURES ====
+    r"|\[?v?\d+(?:\.\d+){1,2}(?![.\d])(?:[-+~][\w.]+|[a-z]+\d*)?\]?"  # a release: 1.2.3,
+    r"(?:\s*$|\s+\(|\s+-\s+\d|\s+/\s|:)"  # alone, or with a date: 1.2 (2024-01-02)
+    r"|[\w.+-]+[ ]\([^)\s]+\)[ ][\w-]+(?:[ ][\w-]+)*;[ ]urgency="  # Debian changelog
+    r"|(?i:version|release)[ ]v?\d"
+    r"|[A-Z][A-Z0-9 /&_-]{2,60}\s*$"  # a section name in capitals
+    r"|[^\s:][^\n]{0,200}?[^:\s]:[ \t]*$"  # ./dir:  Section:  (but not a C++ "Foo::")
+)
+_UNDERLINE = re.compile(r"\s*(?:={3,}|-{3,})\s*$")
+_GREP_HEADING_HIT = re.compile(r"\d+[:-]")
+_PATH_LINE = re.compile(r"(?:\./|/)?[\w@+.,=~-]+(?:/[\w@+.,=~ -]*)*\.\w{1,8}\s*$")
+
+_CLOSING = frozenset(")]}")
+MAX_SCAN = 1500
+"""Lines looked at above a line for its ancestors: a header further away is not found."""
+MAX_ANCESTORS = 4
+
+
+_BANNERS = frozenset(c * 3 for c in "=_*#~+-")
+_WORD_STARTS = ("#", "@@ ", "commit ", "Commit ", "diff ", "Index: ", "==> ", "Version ",
+                "version ", "Release ", "release ", "v")  # fmt: skip
+
+
+def _may_head(line: str) -> bool:
+    """A cheap first look at a line (C-level string tests only); ``is_header`` decides."""
+    first = line[0]
+    if line[:3] in _BANNERS or line.isupper() or line.rstrip().endswith(":"):
+        return True
+    if first.isdigit() or first == "[":
+        return "." in line[:7]  # a release (1.2.3, [1.2.3]), not a timestamp (2024-01-02)
+    return line.startswith(_WORD_STARTS) or "; urgency=" in line
+
+
+def is_header(doc: Doc, index: int) -> bool:
+    """Whether line ``index`` heads what follows it (a heading, a banner, a commit, ...)."""
+    lines = doc.lines
+    line = lines[index]
+    if not line or line[0] in " \t":
+        return False
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    if following[:1] in ("=", "-") and _UNDERLINE.match(following) and len(line.strip()) >= 2:
+        return True
+    if following[:1].isdigit() and _PATH_LINE.match(line) and _GREP_HEADING_HIT.match(following):
+        return True  # a file path alone on its line, its hits below it as "12:text" (rg)
+    return _HEADER.match(line) is not None
+
+
+def headers(doc: Doc) -> list[int]:
+    """Every header line of ``doc``, in order (found once per document)."""
+    known: list[int] | None = doc.__dict__.get("_headers")
+    if known is not None:
+        return known
+    lines = doc.lines
+    maybe = [i for i, line in enumerate(lines) if line and line[0] not in " \t" and _may_head(line)]
+    # An underline or a first search hit makes the line above it a candidate heading.
+    candidates = sorted(set(maybe) | {i - 1 for i in maybe if i > 0} | _before_hits(lines))
+    found = [i for i in candidates if is_header(doc, i)]
+    doc.__dict__["_headers"] = found
+    return found
+
+
+def _before_hits(lines: list[str]) -> set[int]:
+    """Lines right above a run of ``12:text`` hits (rg's heading style)."""
+    return {
+        i - 1
+        for i, line in enumerate(lines)
+        if i > 0 and line[:1].isdigit() and not lines[i - 1][:1].isdigit()
+    }
+
+
+def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:
+    """The nearest header strictly above line ``index``, within ``scan`` lines."""
+    found = headers(doc)
+    at = bisect_left(found, index) - 1
+    return found[at] if at >= 0 and found[at] >= index - scan else None
+
+
+def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
+    """The lines that locate line ``index``, outermost first (at most ``MAX_ANCESTORS``)."""
+    found: list[int] = []
+    lines = doc.lines
+    level = depth(lines[index]) if lines[index].strip() else 0
+    top = index
+    floor = max(0, index - scan)
+    i = index - 1
+    while level > 0 and i >= floor and len(found) < MAX_ANCESTORS:
+        line = lines[i]
+        if line.strip():
+            own = depth(line)
+            if own < level:
+                i = _opener(lines, i, own, floor)
+                found.append(i)
+                level, top = own, i
+        i -= 1
+    # A header's ancestor is not the header before it (a commit is not inside the last one),
+    # but a header of an outer level is (a diff's file above its hunk, "#" above "##").
+    outer = header_level(lines[index]) if top == index and is_header(doc, index) else None
+    below = top
+    while level == 0 and len(found) < MAX_ANCESTORS:
+        header = header_above(doc, below, scan=scan - (index - below))
+        if header is None:
+            break
+        rank = header_level(lines[header])
+        if outer is None or rank < outer:
+            found.append(header)
+            outer = rank
+        if rank <= 0:
+            break
+        below = header
+    table = table_header(doc)
+    if table is not None and table < index and table not in found:
+        found.append(table)
+    return sorted(found)
+
+
+def _opener(lines: list[str], index: int, level: int, floor: int) -> int:
+    """For a line that closes brackets (``) -> None:``), the line that opened them; for the
+    underline of a heading (``=====``), the heading."""
+    if _UNDERLINE.match(lines[index]) and index > floor and lines[index - 1].strip():
+        return index - 1
+    if lines[index].lstrip()[:1] not in _CLOSING:
+        return index
+    i = index - 1
+    while i >= floor and i > index - 40:
+        line = lines[i]
+        if line.strip() and depth(line) <= level and line.lstrip()[:1] not in _CLOSING:
+            return i if depth(line) == level else index
+        i -= 1
+    return index
+
+
+def header_level(line: str) -> int:
+    """How outer a header is: a commit 0, a file 1, a hunk 2, Markdown by its ``#`` count,
+    anything else 5 (the nearest one is shown, no further)."""
+    if line.startswith(("commit ", "Commit ")):
+        return 0
+    if line.startswith(("diff ", "+++ ", "Index: ", "==> ")):
+        return 1
+    if line.startswith("@@ "):
+        return 2
+    if line.startswith("#"):
+        return len(line) - len(line.lstrip("#"))
+    return 5
+
+
+def table_header(doc: Doc) -> int | None:
+    """The header row when the text is a table (``worker.shrink.tables``)."""
+    table = table_of(doc)
+    return table.header if table is not None else None

@@ -1,0 +1,389 @@
+"""The shrink engine: whole records chosen by worth under a budget, each with its ancestry.
+
+One selection serves every tool type and every method (the extractive summary, the fallback
+truncation, the model's input past its cap); they differ in their budget and in how much of
+the head and tail they hold fixed. Candidates come from the salient and query lines
+(``salience``), folded by shape with the rare ones raised (``diversity``), the extremes the
+query asks for (``extremes``), and what is always kept: the first and last diagnostic and the
+closing line. Each is taken as its record (``records``) plus the lines that locate it
+(``ancestry``); what is left of the budget grows the head and the tail. Rendering marks every
+run of omitted lines (``render``).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, insort
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from producer.classify.signals import Kind
+from producer.contract import ToolType
+from worker.shrink.ancestry import ancestors, header_above
+from worker.shrink.diversity import rarity, shape
+from worker.shrink.document import Doc, depth
+from worker.shrink.extremes import extreme_lines, intent
+from worker.shrink.query import compound_terms, query_terms
+from worker.shrink.records import record
+from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
+from worker.shrink.salience import Salient, find_salient
+from worker.shrink.textcut import ELLIPSIS, clip
+
+LONG_LINE = 300
+ANCESTOR_CHARS = 160
+CLOSING_WEIGHT = 100.0
+EXTREME_WEIGHT = 60.0
+EXTREMES_READ = 60
+EXTREMES_SHOWN = 8
+EDGE_DIAGNOSTIC_WEIGHT = 40.0
+FIELD_BONUS = 1.5
+_DIAGNOSTIC = (Kind.ERROR, Kind.PROBLEM, Kind.FRAME)
+_FIELD_SPLIT = re.compile(r"[\s,;:()\[\]{}\"'=<>|]+")
+_MAX_MISSES = 60
+_MIN_CLIPPED = 24
+ANCESTRY_SCAN = 1500
+"""Lines looked at above a record for its ancestry (a third of it in documents of over
+``_BIG_DOC_LINES`` lines, where picks are spread far apart and looking costs the most)."""
+_BIG_DOC_LINES = 20_000
+_PARENT_SCAN = 20
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A line worth showing, how much it is worth, and the lines it brings when taken."""
+
+    anchor: int
+    weight: float
+    snippet: str | None = None  # the anchor's window when the anchor line is very long
+    note: str = ""  # shown after the anchor: "(×12 similar)"
+    span: tuple[int, int] | None = None  # the lines to show; None: the anchor's record
+    record_lines: int = 8  # the longest record read around the anchor
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How to shrink: the budget, the head and tail held fixed, how lines are shown."""
+
+    budget: int
+    head: int = 0
+    tail: int = 0
+    head_share: float = 0.5  # of the room left at the end, the share that grows the head
+    numbered: Callable[[int, str], str] | None = None
+
+
+@dataclass
+class _Picker:
+    doc: Doc
+    plan: Plan
+    prose: bool = False
+    shown: dict[int, str] = field(default_factory=dict)
+    taken: list[tuple[float, list[int]]] = field(default_factory=list)
+    used: int = 0
+
+    def cost(self, index: int, text: str) -> int:
+        numbered = self.plan.numbered
+        return len(numbered(index, text) if numbered is not None else text) + 1
+
+    def add(self, lines: dict[int, str], weight: float) -> bool:
+        """Show ``lines`` if their estimated cost fits; whether they were added.
+
+        A line already shown keeps its place; one shown without the note it now carries
+        (``(×12 similar)``) gets the note.
+        """
+        grown = {i: t for i, t in lines.items() if i in self.shown and len(t) > len(self.shown[i])}
+        new = {i: t for i, t in lines.items() if i not in self.shown}
+        if not new and not grown:
+            return True
+        cost = sum(self.cost(i, t) for i, t in new.items())
+        cost += sum(len(t) - len(self.shown[i]) for i, t in grown.items())
+        cost += MARKER_COST * _new_runs(sorted(new), self.shown)
+        if self.used + cost > self.plan.budget:
+            return False
+        self.shown.update(new)
+        self.shown.update(grown)
+        self.used += cost
+        if new:
+            self.taken.append((weight, sorted(new)))
+        return True
+
+    def size(self) -> int:
+        numbered = self.plan.numbered
+        extra = (
+            {i: len(numbered(i, t)) - len(t) for i, t in self.shown.items()}
+            if numbered is not None
+            else {}
+        )
+        return rendered_size(self.doc.lines, self.shown, extra)
+
+    def fit(self) -> None:
+        """Drop the least worthy picks until the exact rendering fits the budget."""
+        self.taken.sort(key=lambda taken: taken[0])
+        while self.shown and self.size() > self.plan.budget and self.taken:
+            _, indices = self.taken.pop(0)
+            for i in indices:
+                self.shown.pop(i, None)
+
+    def render(self) -> str:
+        return render(self.doc.lines, self.shown, numbered=self.plan.numbered)
+
+
+def _new_runs(new: list[int], shown: dict[int, str]) -> int:
+    """How many runs of ``new`` lines open a gap of their own (each costs a marker)."""
+    runs = 0
+    previous = None
+    for index in new:
+        if (previous is None or index != previous + 1) and index - 1 not in shown:
+            runs += 1
+        previous = index
+    return runs
+
+
+def shrink_lines(
+    doc: Doc,
+    tool_type: ToolType,
+    query: str | None,
+    plan: Plan,
+    *,
+    extra: Iterable[Candidate] = (),
+) -> str:
+    """The best lines of ``doc`` within ``plan.budget`` chars, in order, every gap marked."""
+    picker = _Picker(doc, plan, prose=tool_type is ToolType.WEB_CONTENT)
+    _take_edges(picker, plan)
+    pool = [*candidates(doc, tool_type, query), *extra]
+    misses = 0
+    for candidate in sorted(pool, key=lambda c: (-c.weight, c.anchor)):
+        if not _take(picker, candidate):
+            misses += 1
+            if misses > _MAX_MISSES or plan.budget - picker.used < 24:
+                break
+    picker.fit()
+    _fill(picker, plan)
+    return picker.render()
+
+
+def _take(picker: _Picker, candidate: Candidate) -> bool:
+    """Show a candidate's record and ancestry; else its first lines; else nothing.
+
+    A record that would take more than a quarter of the room left shows only its anchor and
+    the line after it (a diagnostic and its location), so one code frame cannot crowd out
+    the other diagnostics.
+    """
+    doc = picker.doc
+    start, end = candidate.span or record(
+        doc, candidate.anchor, prose=picker.prose, max_lines=candidate.record_lines
+    )
+    scan = ANCESTRY_SCAN if len(doc) < _BIG_DOC_LINES else ANCESTRY_SCAN // 3
+    lines = {i: _clip(doc.lines[i], ANCESTOR_CHARS) for i in ancestors(doc, start, scan=scan)}
+    anchor = candidate.snippet or _clip(doc.lines[candidate.anchor], LONG_LINE)
+    whole = dict(lines)
+    for i in range(start, end):
+        whole[i] = _clip(doc.lines[i], LONG_LINE)
+    whole[candidate.anchor] = anchor + candidate.note
+    room = picker.plan.budget - picker.used
+    size = sum(len(t) + 1 for t in whole.values())
+    if (size <= room // 4 or candidate.weight == float("inf")) and picker.add(
+        whole, candidate.weight
+    ):
+        return True
+    short = dict(lines)
+    short[start] = whole[start]
+    short[candidate.anchor] = whole[candidate.anchor]
+    if candidate.anchor + 1 < end:
+        short[candidate.anchor + 1] = whole[candidate.anchor + 1]
+    return picker.add(short, candidate.weight) or picker.add(
+        {**lines, candidate.anchor: whole[candidate.anchor]}, candidate.weight
+    )
+
+
+def _take_edges(picker: _Picker, plan: Plan) -> None:
+    """The fixed head and tail blocks (whole lines, as many as their shares hold)."""
+    lines = picker.doc.lines
+    room, index, head = plan.head, 0, {}
+    while index < len(lines) and room >= picker.cost(index, lines[index]):
+        head[index] = lines[index]
+        room -= picker.cost(index, lines[index])
+        index += 1
+    room, index, tail = plan.tail, len(lines) - 1, {}
+    while index >= 0 and index not in head and room >= picker.cost(index, lines[index]):
+        tail[index] = lines[index]
+        room -= picker.cost(index, lines[index])
+        index -= 1
+    picker.add(head, float("inf"))
+    picker.add(tail, float("inf"))
+
+
+def _fill(picker: _Picker, plan: Plan) -> None:
+    """Grow the head and the tail into the room still free, in ``head_share`` proportion.
+
+    Sizes are kept exact as lines are added (a line fills part of a gap: the gap's marker is
+    replaced by at most two), so growing costs one step per line, whatever the budget.
+    """
+    lines = picker.doc.lines
+    order = sorted(picker.shown)
+    size = picker.size()
+    ends = {"head": _next_free(picker, 0, 1), "tail": _next_free(picker, len(lines) - 1, -1)}
+    grown = {"head": 0, "tail": 0}
+    open_sides = ["head", "tail"]
+    while open_sides and ends["head"] <= ends["tail"]:
+        total = grown["head"] + grown["tail"]
+        wants_head = grown["head"] <= plan.head_share * total or "tail" not in open_sides
+        side = "head" if "head" in open_sides and wants_head else "tail"
+        index = ends[side]
+        text = _clip(lines[index], LONG_LINE)
+        delta = _insert_cost(picker, order, index, text)
+        over = size + delta - plan.budget
+        if over > 0 and len(text) - over >= _MIN_CLIPPED:
+            # The last line that does not fit is shown cut (its "…" says so), not dropped.
+            text = clip(text, len(text) - over, ellipsis=True)
+            delta = _insert_cost(picker, order, index, text)
+        if size + delta > plan.budget:
+            open_sides.remove(side)
+            continue
+        picker.shown[index] = text
+        insort(order, index)
+        size += delta
+        grown[side] += len(text) + 1
+        step = 1 if side == "head" else -1
+        ends[side] = _next_free(picker, index + step, step)
+
+
+def _insert_cost(picker: _Picker, order: list[int], index: int, text: str) -> int:
+    """How the rendered size changes when line ``index`` is shown as ``text``."""
+    lines = picker.doc.lines
+    at = bisect_left(order, index)
+    before = order[at - 1] if at > 0 else -1
+    after = order[at] if at < len(order) else len(lines)
+    old = _gap_part(lines, before + 1, after)
+    new = (
+        _gap_part(lines, before + 1, index)
+        + picker.cost(index, text)
+        + _gap_part(lines, index + 1, after)
+    )
+    return new - old
+
+
+def _gap_part(lines: list[str], start: int, stop: int) -> int:
+    """What the gap ``[start, stop)`` costs rendered, its newline included (0 when empty)."""
+    count = stop - start
+    if count <= 0:
+        return 0
+    if count == 1 and not lines[start].strip():
+        return 1
+    return len(gap_marker(count)) + 1
+
+
+def _next_free(picker: _Picker, index: int, step: int) -> int:
+    """The first line from ``index`` (moving by ``step``) that is not shown yet."""
+    while 0 <= index < len(picker.doc.lines) and index in picker.shown:
+        index += step
+    return index
+
+
+def _clip(line: str, limit: int) -> str:
+    return line if len(line) <= limit else clip(line, limit, ellipsis=True)
+
+
+def salient(doc: Doc, tool_type: ToolType, query: str | None) -> list[Salient]:
+    """``find_salient`` over ``doc``, computed once per document, type and query."""
+    cache: dict[tuple[ToolType, str | None], list[Salient]] = doc.__dict__.setdefault(
+        "_salient", {}
+    )
+    key = (tool_type, query)
+    if key not in cache:
+        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low)
+    return cache[key]
+
+
+def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candidate]:
+    """Every line worth showing with its record and worth (see the module docstring)."""
+    items = salient(doc, tool_type, query)
+    terms = frozenset(t for t in query_terms(query) if len(t) >= 4)
+    found = _folded(doc, items, terms)
+    found.extend(_edges(doc, items))
+    found.extend(_extremes(doc, query))
+    return found
+
+
+def _extremes(doc: Doc, query: str | None) -> list[Candidate]:
+    """The lines the query's extreme names (largest, newest, slowest...), ranked by number.
+
+    When the query also names a section (a directory, a heading) the extremes inside it come
+    first: "the largest module in email" is not the largest file anywhere.
+    """
+    want = intent(query)
+    if want is None:
+        return []
+    scope = [t for t in compound_terms(query) or query_terms(query) if len(t) >= 4]
+    found: list[Candidate] = []
+    ranked = extreme_lines(doc, want, top=EXTREMES_READ, terms=query_terms(query))
+    for rank, index in enumerate(ranked):
+        weight = EXTREME_WEIGHT - rank * 0.5
+        header = header_above(doc, index)
+        if header is not None and any(t in doc.lines[header].lower() for t in scope):
+            weight += EXTREME_WEIGHT / 2
+        found.append(Candidate(index, weight, record_lines=3))
+    found.sort(key=lambda c: -c.weight)
+    return found[:EXTREMES_SHOWN]
+
+
+def _folded(doc: Doc, items: list[Salient], terms: frozenset[str]) -> list[Candidate]:
+    """Salient lines as candidates; diagnostics of one shape folded, rare shapes raised.
+
+    A query line holding a term as a whole field ("openssl" between spaces, not inside
+    "libcurl4-openssl-dev") is raised: it is likely the line named, not one mentioning it.
+    """
+    groups: dict[str, list[Salient]] = {}
+    found: list[Candidate] = []
+    for item in items:
+        if item.kind is Kind.QUERY:
+            candidate = _candidate(item)
+            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(item.text.lower())):
+                candidate.weight += FIELD_BONUS
+            found.append(candidate)
+        else:
+            # Lines of one shape under parents of different shapes (the locations of two
+            # different lint rules) are different things: the parent is part of the key.
+            groups.setdefault(_fold_key(doc, item), []).append(item)
+    total = sum(len(group) for group in groups.values())
+    for group in groups.values():
+        best = max(group, key=lambda s: (s.weight, -s.start))
+        count = sum(s.count for s in group)
+        candidate = _candidate(best)
+        candidate.weight += 3.0 * rarity(len(group), total)
+        candidate.note = f" (×{count} similar)" if count > 1 else ""
+        found.append(candidate)
+    return found
+
+
+def _fold_key(doc: Doc, item: Salient) -> str:
+    """A salient line's shape, with its parent's shape when it is indented under one."""
+    index = item.number - 1
+    own = depth(doc.lines[index])
+    if own == 0:
+        return shape(item.text)
+    for i in range(index - 1, max(-1, index - _PARENT_SCAN), -1):
+        line = doc.lines[i]
+        if line.strip() and depth(line) < own:
+            return shape(line) + "\n" + shape(item.text)
+    return shape(item.text)
+
+
+def _candidate(item: Salient) -> Candidate:
+    long_line = item.text.startswith(ELLIPSIS) or item.text.endswith(ELLIPSIS)
+    return Candidate(item.number - 1, item.weight, snippet=item.text if long_line else None)
+
+
+def _edges(doc: Doc, items: list[Salient]) -> list[Candidate]:
+    """The closing line and the first and last diagnostic: always worth keeping."""
+    found: list[Candidate] = []
+    last = len(doc) - 1
+    while last >= 0 and doc.blank(last):
+        last -= 1
+    if last >= 0:
+        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1)))
+    diagnostics = sorted((i for i in items if i.kind in _DIAGNOSTIC), key=lambda s: s.start)
+    for item in diagnostics[:1] + diagnostics[-1:]:
+        candidate = _candidate(item)
+        candidate.weight = max(candidate.weight, EDGE_DIAGNOSTIC_WEIGHT)
+        found.append(candidate)
+    return found

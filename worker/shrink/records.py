@@ -1,0 +1,81 @@
+"""Records, not lines: the unit a line belongs to, kept or dropped whole.
+
+A line and the lines that continue it form one record: what is indented under it or quotes
+code under it (a compiler error's code frame and notes, a traceback's frames, a JSON object's
+members, a YAML mapping, a man-page option's description, a commit's message), or, in prose,
+the paragraph around it.
+"""
+
+from __future__ import annotations
+
+from producer.classify.signals import CODE_FRAME
+from worker.shrink.document import Doc, depth
+
+_CLOSERS = frozenset({"}", "]", "},", "],", ")", "),", "end", "fi", "done", "esac"})
+
+
+def record(
+    doc: Doc, index: int, *, max_lines: int = 8, max_chars: int = 700, prose: bool = False
+) -> tuple[int, int]:
+    """The lines ``[start, end)`` of the record holding line ``index`` (``index`` included).
+
+    In prose a line with nothing indented under it belongs to its paragraph; one with an
+    indented body (a man page's option, a definition list's term) to that body.
+    """
+    start, end = _indented(doc, index, max_lines, max_chars)
+    if prose and end == index + 1:
+        return _paragraph(doc, index, max_lines, max_chars)
+    return start, end
+
+
+def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int, int]:
+    """Line ``index`` and what is indented under it (or quotes code under it)."""
+    lines = doc.lines
+    base = depth(lines[index])
+    end = index + 1
+    size = len(lines[index])
+    while end < len(lines) and end - index < max_lines:
+        line = lines[end]
+        if not line.strip():
+            # One blank line inside a record: a commit's message under its header lines.
+            nxt = end + 1
+            if nxt < len(lines) and lines[nxt].strip() and depth(lines[nxt]) > base:
+                end += 1
+                continue
+            break
+        if depth(line) <= base and not CODE_FRAME.match(line):
+            if line.strip() in _CLOSERS and depth(line) == base:
+                end += 1
+            break
+        size += len(line) + 1
+        if size > max_chars:
+            break
+        end += 1
+    return index, end
+
+
+def _paragraph(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int, int]:
+    """The run of non-blank lines around ``index`` at its indentation, centred and bounded."""
+    lines = doc.lines
+    if not lines[index].strip():
+        return index, index + 1
+    base = depth(lines[index])
+    start, end = index, index + 1
+    size = len(lines[index])
+
+    def joins(i: int) -> bool:
+        return 0 <= i < len(lines) and bool(lines[i].strip()) and depth(lines[i]) == base
+
+    while end - start < max_lines:
+        grew = False
+        for candidate in (start - 1, end):
+            if end - start >= max_lines or not joins(candidate):
+                continue
+            if size + len(lines[candidate]) + 1 > max_chars:
+                continue
+            size += len(lines[candidate]) + 1
+            start, end = min(start, candidate), max(end, candidate + 1)
+            grew = True
+        if not grew:
+            break
+    return start, end

@@ -1,0 +1,74 @@
+"""Tables: a header row and rows that split into the same columns (CSV, TSV, ``|`` tables,
+aligned output such as ``ps``, ``docker ps``, ``pip list``, ``psql``).
+
+A table row's ancestor is its header row (``ancestry``), and a query that names a column
+ranks rows by that column (``extremes``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from worker.shrink.document import Doc, depth
+
+_ALIGNED = re.compile(r"\s{2,}|\t")
+_RULE = re.compile(r"\s*[-=+| ]{3,}\s*$")
+_SAMPLE_ROWS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Where a table's header is and how its rows split into cells."""
+
+    header: int
+    columns: list[str]  # lower-cased names
+    split: Callable[[str], list[str]]
+
+    def cell(self, line: str, column: int) -> str | None:
+        """The cell of ``line`` in ``column``, or None when the row is short."""
+        cells = self.split(line)
+        return cells[column].strip() if column < len(cells) else None
+
+    def column_named(self, terms: tuple[str, ...]) -> int | None:
+        """The first column whose name holds one of ``terms`` or is held in one."""
+        for term in terms:
+            for index, name in enumerate(self.columns):
+                if name and (term in name or name in term):
+                    return index
+        return None
+
+
+def table_of(doc: Doc) -> Table | None:
+    """The table ``doc`` is, if it is one (computed once per document)."""
+    cached: Table | bool | None = doc.__dict__.get("_table", False)
+    if cached is False:
+        cached = _find(doc)
+        doc.__dict__["_table"] = cached
+    return cached if isinstance(cached, Table) else None
+
+
+def _splitter(delimiter: str) -> Callable[[str], list[str]]:
+    if delimiter == "aligned":
+        return lambda line: _ALIGNED.split(line.strip())
+    return lambda line: line.split(delimiter)
+
+
+def _find(doc: Doc) -> Table | None:
+    rows = [i for i in range(min(len(doc), _SAMPLE_ROWS)) if not doc.blank(i)]
+    if len(rows) < 4:
+        return None
+    first = doc.lines[rows[0]]
+    if depth(first) > 0 or first.strip()[:1].isdigit():
+        return None
+    body = [doc.lines[i] for i in rows[1:] if not _RULE.match(doc.lines[i])]
+    for delimiter in (",", "\t", "|", "aligned"):
+        split = _splitter(delimiter)
+        width = len(split(first))
+        if width < 2:
+            continue
+        same = sum(1 for line in body if len(split(line)) in (width - 1, width, width + 1))
+        if same >= 0.8 * len(body):
+            return Table(rows[0], [c.strip().lower() for c in split(first)], split)
+    return None
