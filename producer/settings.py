@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     max_summary_chars: int = Field(800, ge=50, description="Longest model summary accepted.")
     local_budget_chars: int = Field(2000, ge=200, description="Budget of extractive and fallback.")
     max_model_input_chars: int = Field(50_000, ge=2000, description="Most input sent to a model.")
+    max_verbatim_chars: int = Field(
+        6000, ge=200, description="A file's relevant range kept verbatim in a model summary."
+    )
     max_output_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="Hard cap on one output.")
 
     # Providers

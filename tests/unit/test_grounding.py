@@ -98,7 +98,8 @@ def test_windows_spellings_of_a_path_are_supported() -> None:
 def test_claims_copied_from_the_prompt_instructions_are_not_inventions() -> None:
     job = _job(output="short output without numbers\n" * 80)
     assert (
-        unsupported("lines are prefixed L123: as the note says", job_source(job, Settings())) == []
+        unsupported("gaps read like … 1234 lines … as the note says", job_source(job, Settings()))
+        == []
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.shrink.hashlines import hashline, line_hash
-from worker.summarize.prompts import FOCUS, build_request
+from worker.summarize.prompts import FOCUS, build_request, spliced
 
 TAG = re.compile(r"<(tool_output_[0-9a-f]{16})>")
 
@@ -107,10 +107,13 @@ def test_file_content_keeps_the_middle_third_as_hashlines_by_default() -> None:
     lines = [f"line number {i}" for i in range(1, 31)]
     request = _request("\n".join(lines), ToolType.FILE_CONTENT, tool_name="read")
     user = request.user
-    assert hashline(11, "line number 11") in user and hashline(20, "line number 20") in user
-    assert hashline(10, "line number 10") not in user and "line number 10" in user
-    assert hashline(21, "line number 21") not in user and "line number 21" in user
+    assert request.splice is not None
+    assert hashline(11, "line number 11") in request.splice
+    assert hashline(20, "line number 20") in request.splice
+    assert hashline(10, "line number 10") not in request.splice
+    assert hashline(21, "line number 21") not in request.splice
     assert "relevant range, lines 11-20" in user
+    assert hashline(10, "line number 10") in user  # the lines around it, to be summarized
 
 
 def test_file_content_uses_the_requested_range_and_cat_n_numbers() -> None:
@@ -118,9 +121,10 @@ def test_file_content_uses_the_requested_range_and_cat_n_numbers() -> None:
     request = _request(
         text, ToolType.FILE_CONTENT, tool_name="read", relevant_lines=LineRange(start=120, end=122)
     )
-    assert hashline(120, "code 120") in request.user
-    assert hashline(122, "code 122") in request.user
-    assert hashline(123, "code 123") not in request.user
+    assert request.splice is not None and request.splice in request.user
+    assert f"120#{line_hash('code 120')}|   120\tcode 120" in request.splice
+    assert f"122#{line_hash('code 122')}|   122\tcode 122" in request.splice
+    assert f"123#{line_hash('code 123')}|" not in request.splice
 
 
 @pytest.mark.parametrize("tool_type", list(ToolType))
@@ -130,3 +134,26 @@ def test_big_inputs_of_every_type_are_cut_near_the_limit(tool_type: ToolType) ->
     assert request.input_truncated
     assert len(request.user) <= 4_000 + 600
     assert "row 2500 with some words" in request.user
+
+
+def test_a_files_range_is_spliced_verbatim_between_the_two_summaries() -> None:
+    verbatim = "12#ab|    return x"
+    answer = "BEFORE:\nImports and the Pool class (L1-L11).\nAFTER:\nTwo helpers, L13-L40."
+    assert spliced(answer, verbatim) == (
+        "Imports and the Pool class (L1-L11).\n12#ab|    return x\nTwo helpers, L13-L40."
+    )
+
+
+def test_a_splice_skips_an_empty_part_and_takes_an_unmarked_answer_as_the_first() -> None:
+    assert spliced("BEFORE: none\nAFTER: the rest", "1#00|x") == "1#00|x\nthe rest"
+    assert spliced("just a summary", "1#00|x") == "just a summary\n1#00|x"
+
+
+def test_the_relevant_range_follows_the_query_when_no_range_is_given() -> None:
+    lines = [f"value_{i} = {i}" for i in range(300)]
+    lines[210] = "RETRY_LIMIT = 7  # how often a request is retried"
+    request = _request(
+        "\n".join(lines), ToolType.FILE_CONTENT, tool_name="read", query="retry limit"
+    )
+    assert request.splice is not None
+    assert f"211#{line_hash(lines[210])}|{lines[210]}" in request.splice

@@ -123,9 +123,6 @@ class _Picker:
             for i in indices:
                 self.shown.pop(i, None)
 
-    def render(self) -> str:
-        return render(self.doc.lines, self.shown, numbered=self.plan.numbered)
-
 
 def _new_runs(new: list[int], shown: dict[int, str]) -> int:
     """How many runs of ``new`` lines open a gap of their own (each costs a marker)."""
@@ -147,6 +144,19 @@ def shrink_lines(
     extra: Iterable[Candidate] = (),
 ) -> str:
     """The best lines of ``doc`` within ``plan.budget`` chars, in order, every gap marked."""
+    shown = choose(doc, tool_type, query, plan, extra=extra)
+    return render(doc.lines, shown, numbered=plan.numbered)
+
+
+def choose(
+    doc: Doc,
+    tool_type: ToolType,
+    query: str | None,
+    plan: Plan,
+    *,
+    extra: Iterable[Candidate] = (),
+) -> dict[int, str]:
+    """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
     picker = _Picker(doc, plan, prose=tool_type is ToolType.WEB_CONTENT)
     _take_edges(picker, plan)
     pool = [*candidates(doc, tool_type, query), *extra]
@@ -158,7 +168,7 @@ def shrink_lines(
                 break
     picker.fit()
     _fill(picker, plan)
-    return picker.render()
+    return picker.shown
 
 
 def _take(picker: _Picker, candidate: Candidate) -> bool:

@@ -9,8 +9,9 @@ baseline it is measured against.
 from __future__ import annotations
 
 from producer.classify.sanitize import sanitize
-from producer.contract import ToolType
+from producer.contract import LineRange, ToolType
 from worker.shrink.engine import Plan, shrink_lines
+from worker.shrink.files import summarize_file
 from worker.shrink.reflow import as_doc
 from worker.shrink.textcut import clip, head_end, marker, tail_start
 
@@ -36,8 +37,17 @@ def head_tail(text: str, ratio: float, limit: int) -> str:
         return _last_resort(text, limit)
 
 
-def fallback_truncate(text: str, tool_type: ToolType, budget: int, query: str | None = None) -> str:
-    """Sanitized head/tail by the type's ratio, carrying salient and query records of the middle."""
+def fallback_truncate(
+    text: str,
+    tool_type: ToolType,
+    budget: int,
+    query: str | None = None,
+    relevant: LineRange | None = None,
+) -> str:
+    """Sanitized head/tail by the type's ratio, carrying salient and query records of the middle.
+
+    A file keeps its relevant range as hashlines (``worker.shrink.files``).
+    """
     try:
         if budget <= 0:
             return ""
@@ -46,6 +56,8 @@ def fallback_truncate(text: str, tool_type: ToolType, budget: int, query: str | 
             return clean
         if budget < _MIN_ENGINE_BUDGET:
             return _cut(clean, HEAD_RATIO.get(tool_type, 0.5), budget)
+        if tool_type is ToolType.FILE_CONTENT:
+            return summarize_file(clean, budget, query, relevant, edge_share=1 - CARRY_SHARE)
         ratio = HEAD_RATIO.get(tool_type, 0.5)
         frame = budget * (1 - CARRY_SHARE)
         plan = Plan(

@@ -25,16 +25,19 @@ def render(
     shown: Mapping[int, str],
     *,
     numbered: Callable[[int, str], str] | None = None,
+    start: int = 0,
+    stop: int | None = None,
 ) -> str:
-    """The ``shown`` lines (index → text) of ``lines`` in order, gaps marked."""
+    """The ``shown`` lines (index → text) of ``lines[start:stop]`` in order, gaps marked."""
+    stop = len(lines) if stop is None else stop
     out: list[str] = []
-    previous = -1
-    for index in sorted(shown):
+    previous = start - 1
+    for index in sorted(i for i in shown if start <= i < stop):
         _gap(out, lines, previous + 1, index)
         text = shown[index]
         out.append(numbered(index, text) if numbered is not None else text)
         previous = index
-    _gap(out, lines, previous + 1, len(lines))
+    _gap(out, lines, previous + 1, stop)
     return "\n".join(out)
 
 

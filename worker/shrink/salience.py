@@ -23,6 +23,7 @@ from producer.classify.signals import (
 )
 from producer.contract import ToolType
 from producer.textcut import safe_end, safe_start
+from worker.shrink.diversity import shape
 from worker.shrink.lines import LineLocator
 from worker.shrink.matchcounts import top_counts
 from worker.shrink.query import TermWeights, query_terms, weigh_terms
@@ -255,6 +256,28 @@ def _add_tail_verdicts(text: str, add: Callable[[int, int, Kind, int], None]) ->
             add(start, end, Kind.VERDICT, start)
 
 
+def _diverse(text: str, entries: list[_Entry], limit: int) -> list[_Entry]:
+    """At most ``limit`` entries, the likeliest first, every shape of line represented.
+
+    No caller shows more than a few hundred lines, so only these are weighed fully; taking
+    them shape by shape, rarest shapes first, keeps the one different error among thousands
+    of repeats of another.
+    """
+    groups: dict[str, list[_Entry]] = {}
+    for entry in sorted(entries, key=lambda e: (-(e.kind + min(2.0, math.log(e.count))), e.start)):
+        line = text[entry.start : min(entry.end, entry.start + _LONG_LINE)]
+        groups.setdefault(shape(line), []).append(entry)
+    ordered = sorted(groups.values(), key=len)
+    kept: list[_Entry] = []
+    for rank in range(max(len(group) for group in ordered)):
+        for group in ordered:
+            if rank < len(group):
+                kept.append(group[rank])
+                if len(kept) >= limit:
+                    return kept
+    return kept
+
+
 @dataclass(slots=True)
 class _Entry:
     start: int
@@ -290,9 +313,7 @@ def _score(
         _add_query_lines(text, hits, weights, spans, entries)
     kept = list(entries.values())
     if len(kept) > _MAX_ITEMS:
-        # No caller shows more than a few hundred lines: weigh only the likeliest ones fully.
-        kept.sort(key=lambda e: (-(e.kind + min(2.0, math.log(e.count))), e.start))
-        kept = kept[:_MAX_ITEMS]
+        kept = _diverse(text, kept, _MAX_ITEMS)
     items: list[Salient] = []
     number, counted = 1, 0
     for entry in sorted(kept, key=lambda e: e.start):

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import re
 import secrets
-from bisect import bisect_left, bisect_right
 
 from producer.classify.sanitize import sanitize
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.model.providers.base import ModelRequest
 from worker.model.tokens import answer_token_cap
 from worker.shrink.fallback import model_view
-from worker.shrink.hashlines import hashline, source_lines
+from worker.shrink.files import file_part, file_view, range_text, relevant_range
 from worker.shrink.textcut import clip
 
 FOCUS: dict[ToolType, str] = {
     ToolType.FILE_CONTENT: (
-        "The output is the content of a file. Describe its structure: the main definitions with "
-        "their line numbers. Reproduce the relevant section verbatim with its hashline prefixes "
-        "(LINE#HH|) exactly as given, so the agent can edit by anchor; summarize the lines before "
-        "and after it briefly."
+        "The output is the content of a file, in three parts: the lines before the relevant "
+        "range, the relevant range (LINE#HH| hashlines), and the lines after it. The relevant "
+        "range reaches the agent verbatim, inserted between your two summaries: never repeat "
+        "it. Answer in exactly two parts, each starting on its own line: 'BEFORE:' then the "
+        "structure of the lines before the range (the main definitions with their line "
+        "numbers), and 'AFTER:' then the same for the lines after it ('none' for an empty part)."
     ),
     ToolType.SEARCH_RESULTS: (
         "The output is search results. List the matching paths with their line numbers, grouped "
@@ -60,13 +61,10 @@ SYSTEM_TEMPLATE = (
 )
 CUT_NOTE = (
     "The output was too long and was cut before it reached you: {kept} of {total} characters "
-    "are shown. The head and tail are kept; the omitted middle is marked [...N chars omitted...] "
-    "and followed by its salient and intent-matching lines, each prefixed with its line number "
-    "(L123:). Say that the output was cut if it matters.\n"
+    "are shown, the head, the tail and the lines that matter between them; each run of lines "
+    "left out is one line such as '… 1234 lines …'. Say that the output was cut if it matters.\n"
 )
 _FIELD_LIMIT = 2_000
-_CARRY_SHARE = 0.4
-_CONTEXT_ITEMS = 40
 _CLOSING = re.compile(r"</(tool_output)", re.IGNORECASE)
 
 
@@ -83,12 +81,23 @@ def _field(text: str | None) -> str:
 
 
 def build_request(
-    job: PendingSummary, tool_type: ToolType, *, max_input_chars: int, max_summary_chars: int
+    job: PendingSummary,
+    tool_type: ToolType,
+    *,
+    max_input_chars: int,
+    max_summary_chars: int,
+    max_verbatim_chars: int = 6000,
 ) -> ModelRequest:
-    """The request that asks the model for a type-aware summary of ``job.output``."""
+    """The request that asks the model for a type-aware summary of ``job.output``.
+
+    For a file, ``splice`` carries the relevant range as hashlines: the caller inserts it
+    between the model's summaries of what comes before and after (``spliced``).
+    """
     clean = sanitize(job.output)
+    splice = None
     if tool_type is ToolType.FILE_CONTENT:
-        body, truncated = file_sections(clean, job.relevant_lines, max_input_chars, job.query)
+        limit, wanted = max_input_chars, job.relevant_lines
+        body, truncated, splice = file_sections(clean, wanted, limit, job.query, max_verbatim_chars)
     else:
         body, truncated = cut_for_model(clean, tool_type, max_input_chars, job.query)
     tag = f"tool_output_{secrets.token_hex(8)}"
@@ -113,70 +122,65 @@ def build_request(
         user=user,
         max_tokens=answer_token_cap(max_summary_chars, clean),
         input_truncated=truncated,
+        splice=splice,
     )
 
 
 def cut_for_model(
-    text: str, tool_type: ToolType, limit: int, query: str | None, *, first_line: int = 1
+    text: str, tool_type: ToolType, limit: int, query: str | None
 ) -> tuple[str, bool]:
     """``text`` as is when it fits, else the engine's view of it (``model_view``)."""
-    del first_line  # gap markers count the lines left out; no renumbering is needed
     if len(text) <= limit:
         return text, False
     return model_view(text, tool_type, limit, query), True
 
 
-def _relevant(numbers: list[int], wanted: LineRange | None) -> tuple[int, int]:
-    """Indices ``[start, end)`` of the relevant lines: the job's range, else the middle third."""
-    if not numbers:
-        return 0, 0
-    if wanted is not None:
-        start = bisect_left(numbers, wanted.start)
-        return start, max(start, bisect_right(numbers, wanted.end))
-    third = len(numbers) // 3
-    return third, max(third, len(numbers) - third)
-
-
 def file_sections(
-    text: str, wanted: LineRange | None, limit: int, query: str | None
-) -> tuple[str, bool]:
-    """A file as three sections: before (to summarize), the relevant range as hashlines, after."""
-    src = source_lines(text)
-    start, end = _relevant(src.numbers, wanted)
-    if start < len(src.numbers) and end > start:
-        first, last = src.numbers[start], src.numbers[end - 1]
-    else:
-        first = last = 0
-    before = "\n".join(src.lines[:start])
-    relevant = "\n".join(hashline(src.numbers[i], src.lines[i]) for i in range(start, end))
-    after = "\n".join(src.lines[end:])
+    text: str, wanted: LineRange | None, limit: int, query: str | None, verbatim_limit: int
+) -> tuple[str, bool, str]:
+    """A file as three sections (before, the relevant range, after) and the range to splice.
+
+    The relevant range is the job's lines, else the query's best match, else the middle
+    third (``relevant_range``), as hashlines of at most ``verbatim_limit`` chars. The lines
+    before and after it are hashlines too, each part cut by the engine to its share of the
+    room, its definitions (the outline the summaries describe) among what it keeps.
+    """
+    view = file_view(text)
+    lines = relevant_range(view, query, wanted)
+    verbatim = range_text(view, lines, verbatim_limit)
+    numbers = view.numbers
+    first = numbers[lines.start] if lines else 1
+    last = numbers[lines.stop - 1] if lines else 0
     heads = (
-        f"[lines before the relevant range (1-{first - 1}); summarize]",
-        f"[relevant range, lines {first}-{last}, verbatim as LINE#HH|text hashlines]",
-        f"[lines after the relevant range ({last + 1}-{src.numbers[-1] if src.numbers else 0}); "
-        "summarize]",
+        f"[lines before the relevant range, 1-{first - 1}: summarize them after BEFORE:]",
+        f"[the relevant range, lines {first}-{last}: inserted verbatim for you, do not repeat it]",
+        f"[lines after the relevant range, {last + 1}-{numbers[-1] if numbers else 0}: "
+        "summarize them after AFTER:]",
     )
-    frame = sum(len(h) + 2 for h in heads)
-    total = len(before) + len(relevant) + len(after) + frame
-    if total <= limit:
-        parts = [(heads[0], before), (heads[1], relevant), (heads[2], after)]
-        return _join_sections(parts), False
-    room = max(0, limit - frame)
-    keep_relevant = min(len(relevant), int(room * 0.6))
-    rest = room - keep_relevant
-    share_before = rest * len(before) // max(1, len(before) + len(after))
-    kind = ToolType.FILE_CONTENT
-    number = src.numbers
-    cut_before = cut_for_model(before, kind, share_before, query, first_line=number[0])[0]
-    cut_relevant = cut_for_model(
-        relevant, kind, keep_relevant, query, first_line=number[start] if start < len(number) else 1
-    )[0]
-    cut_after = cut_for_model(
-        after, kind, rest - share_before, query, first_line=number[end] if end < len(number) else 1
-    )[0]
-    parts = [(heads[0], cut_before), (heads[1], cut_relevant), (heads[2], cut_after)]
-    return _join_sections(parts), True
+    room = max(0, limit - sum(len(h) + 2 for h in heads) - len(verbatim))
+    size_before = sum(len(line) + 1 for line in view.doc.lines[: lines.start])
+    share = room * size_before // max(1, len(view.doc.text) - len(verbatim) + 1)
+    before, cut_one = file_part(view, 0, lines.start, share, query)
+    after, cut_two = file_part(view, lines.stop, len(view.doc), room - share, query)
+    parts = [(heads[0], before), (heads[1], verbatim), (heads[2], after)]
+    body = "\n".join(f"{head}\n{part}" for head, part in parts if part)
+    return body, cut_one or cut_two, verbatim
 
 
-def _join_sections(parts: list[tuple[str, str]]) -> str:
-    return "\n".join(f"{head}\n{body}" for head, body in parts if body)
+_PART = re.compile(r"^\s*(BEFORE|AFTER)\s*:[ \t]*", re.IGNORECASE | re.MULTILINE)
+
+
+def spliced(answer: str, verbatim: str) -> str:
+    """The model's two summaries with the relevant range between them, verbatim.
+
+    An answer without the ``BEFORE:``/``AFTER:`` parts is taken whole as the first summary.
+    """
+    parts: dict[str, str] = {}
+    marks = list(_PART.finditer(answer))
+    ends = [mark.start() for mark in marks[1:]] + [len(answer)] * bool(marks)
+    for mark, end in zip(marks, ends, strict=True):
+        parts.setdefault(mark.group(1).upper(), answer[mark.end() : end].strip())
+    if not marks:
+        parts["BEFORE"] = answer.strip()
+    pieces = [parts.get("BEFORE", ""), verbatim, parts.get("AFTER", "")]
+    return "\n".join(piece for piece in pieces if piece and piece.lower() != "none")

@@ -18,7 +18,7 @@ from worker.model.retry import RetryPolicy, call_with_retries
 from worker.shrink.extractive import extract
 from worker.shrink.fallback import fallback_truncate
 from worker.summarize.grounding import check_grounding
-from worker.summarize.prompts import build_request
+from worker.summarize.prompts import build_request, spliced
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -41,7 +41,8 @@ def fallback_outcome(
     job: PendingSummary, tool_type: ToolType, settings: Settings, error: ProviderError
 ) -> Outcome:
     """The type-aware truncation used when the model cannot help."""
-    text = fallback_truncate(job.output, tool_type, settings.local_budget_chars, job.query)
+    budget = settings.local_budget_chars
+    text = fallback_truncate(job.output, tool_type, budget, job.query, job.relevant_lines)
     return Outcome(
         text=text,
         method=Method.FALLBACK,
@@ -71,7 +72,8 @@ def summarize(
     when the first one is down (outage, open circuit, exhausted rate limit).
     """
     if not routes:
-        text = extract(job.output, tool_type, settings.local_budget_chars, job.query)
+        budget = settings.local_budget_chars
+        text = extract(job.output, tool_type, budget, job.query, job.relevant_lines)
         return Outcome(text=text, method=Method.EXTRACTIVE, provider="extractive")
     remaining = job.deadline.timestamp() - time.time()
     if remaining <= 0:
@@ -82,6 +84,7 @@ def summarize(
         tool_type,
         max_input_chars=settings.max_model_input_chars,
         max_summary_chars=settings.max_summary_chars,
+        max_verbatim_chars=settings.max_verbatim_chars,
     )
     deadline = time.monotonic() + remaining
     for index, route in enumerate(routes):
@@ -120,6 +123,8 @@ def _ask(
         raise
     text = completion.text.strip()
     check_answer(text, job, settings)
+    if request.splice:
+        text = spliced(text, request.splice)  # a file's relevant range, verbatim, between
     return Outcome(
         text=text,
         method=Method.LLM,

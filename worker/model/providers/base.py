@@ -14,6 +14,7 @@ class ModelRequest:
     user: str
     max_tokens: int
     input_truncated: bool = False
+    splice: str | None = None  # text the caller inserts verbatim into the answer (a file's range)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The built-in extractive provider: deterministic, structure-aware summaries without a model.
 
 A few facts (``facts``), then the engine's choice of whole records with their ancestry
-(``worker.shrink.engine``); a file shows its relevant range as hashlines (``filecontent``).
+(``worker.shrink.engine``); a file shows its relevant range as hashlines (``files``).
 One module per concern; imports only ``worker.shrink`` and ``producer``.
 """
 
@@ -11,14 +11,8 @@ from producer.classify.sanitize import sanitize
 from producer.contract import LineRange, ToolType
 from worker.shrink.engine import Plan, shrink_lines
 from worker.shrink.extractive.facts import facts
-from worker.shrink.extractive.filecontent import (
-    RANGE_SHARE,
-    definition_candidates,
-    file_view,
-    range_candidate,
-    relevant_range,
-)
 from worker.shrink.fallback import HEAD_RATIO, fallback_truncate
+from worker.shrink.files import summarize_file
 from worker.shrink.reflow import as_doc
 from worker.shrink.textcut import clip
 
@@ -46,7 +40,7 @@ def extract(
         if budget < _MIN_STRUCTURED_BUDGET:
             return fallback_truncate(clean, tool_type, budget, query)
         if tool_type is ToolType.FILE_CONTENT:
-            return clip(_file(clean, budget, query, relevant), budget)
+            return summarize_file(clean, budget, query, relevant)
         doc = as_doc(clean, tool_type)
         head = "\n".join(facts(tool_type, doc, int(budget * FACTS_SHARE)))
         room = budget - len(head) - (1 if head else 0)
@@ -57,14 +51,3 @@ def extract(
         return clip(f"{head}\n{body}" if head else body, budget)
     except Exception:  # the extractive provider stands in for a model: it must always answer
         return fallback_truncate(text, tool_type, budget, query)
-
-
-def _file(text: str, budget: int, query: str | None, relevant: LineRange | None) -> str:
-    view = file_view(text)
-    head = f"[{len(view.doc)} lines, {len(view.definitions)} definitions]"
-    room = budget - len(head) - 1
-    chosen = range_candidate(view, relevant_range(view, query, relevant), int(room * RANGE_SHARE))
-    extra = [*definition_candidates(view), *([chosen] if chosen is not None else [])]
-    plan = Plan(room, head_share=HEAD_RATIO[ToolType.FILE_CONTENT], numbered=view.hashline)
-    body = shrink_lines(view.doc, ToolType.FILE_CONTENT, query, plan, extra=extra)
-    return f"{head}\n{body}"

@@ -1,4 +1,4 @@
-"""File content: its relevant range verbatim as hashlines, the lines the query names, an outline.
+"""Files: the relevant range verbatim as hashlines, the lines the query names, an outline.
 
 The relevant range is the job's (``relevant_lines``), else the stretch of lines that best
 matches the query, else the middle third; it is shown as ``LINE#HH|text`` hashlines (an agent
@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from producer.classify.signals import Kind
 from producer.contract import LineRange, ToolType
 from worker.shrink.document import Doc
-from worker.shrink.engine import Candidate, salient
+from worker.shrink.engine import Candidate, Plan, salient, shrink_lines
 from worker.shrink.hashlines import line_hash, source_lines
 from worker.shrink.lines import LineLocator
+from worker.shrink.render import gap_marker
+from worker.shrink.textcut import clip
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
 _DEFINITION = re.compile(
@@ -110,3 +112,66 @@ def range_candidate(view: FileView, lines: range, room: int) -> Candidate | None
 def definition_candidates(view: FileView) -> list[Candidate]:
     """Each definition line, worth a little: an outline where room is left."""
     return [Candidate(i, DEFINITION_WEIGHT, span=(i, i + 1)) for i in view.definitions]
+
+
+def range_text(view: FileView, lines: range, room: int) -> str:
+    """The relevant range as hashlines, cut around its centre to ``room`` chars, gaps counted."""
+    chosen = range_candidate(view, lines, room)
+    if chosen is None or chosen.span is None:
+        return ""
+    start, end = chosen.span
+    shown = [view.hashline(i, view.doc.lines[i]) for i in range(start, end)]
+    if start > lines.start:
+        shown.insert(0, gap_marker(start - lines.start))
+    if end < lines.stop:
+        shown.append(gap_marker(lines.stop - end))
+    return "\n".join(shown)
+
+
+def file_part(
+    view: FileView, start: int, stop: int, room: int, query: str | None
+) -> tuple[str, bool]:
+    """Lines ``[start, stop)`` of a file as hashlines in ``room`` chars; whether they were cut.
+
+    Cut by the engine, with the part's definitions among the candidates: what a model needs
+    to describe the part's structure.
+    """
+    lines = view.doc.lines[start:stop]
+
+    def numbered(index: int, shown: str) -> str:
+        return view.hashline(start + index, shown)
+
+    whole = "\n".join(numbered(i, line) for i, line in enumerate(lines))
+    if len(whole) <= room:
+        return whole, False
+    extra = [
+        Candidate(i - start, DEFINITION_WEIGHT, span=(i - start, i - start + 1))
+        for i in view.definitions
+        if start <= i < stop
+    ]
+    plan = Plan(room, head=room // 8, tail=room // 12, head_share=0.7, numbered=numbered)
+    return shrink_lines(
+        Doc("\n".join(lines)), ToolType.FILE_CONTENT, query, plan, extra=extra
+    ), True
+
+
+def summarize_file(
+    text: str,
+    budget: int,
+    query: str | None,
+    relevant: LineRange | None,
+    *,
+    edge_share: float = 0.0,
+) -> str:
+    """A file in ``budget`` chars: its size, the relevant range as hashlines, what else the
+    query or the outline names, every shown line a hashline; ``edge_share`` of the room holds
+    the file's start and end fixed (the fallback's head and tail)."""
+    view = file_view(text)
+    head = f"[{len(view.doc)} lines, {len(view.definitions)} definitions]"
+    room = budget - len(head) - 1
+    chosen = range_candidate(view, relevant_range(view, query, relevant), int(room * RANGE_SHARE))
+    extra = [*definition_candidates(view), *([chosen] if chosen is not None else [])]
+    edge = int(room * edge_share / 2)
+    plan = Plan(room, head=edge, tail=edge, head_share=0.7, numbered=view.hashline)
+    body = shrink_lines(view.doc, ToolType.FILE_CONTENT, query, plan, extra=extra)
+    return clip(f"{head}\n{body}", budget)

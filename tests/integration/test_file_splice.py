@@ -1,0 +1,47 @@
+"""A file's relevant range reaches the agent verbatim, spliced between the model's summaries of
+what comes before and after it, through either wire format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from producer.client import Producer
+from producer.contract import LineRange, Method, ToolType
+from tests.fakemodel import FakeModelServer, ok
+from tests.integration.conftest import provider_env
+from worker.processes.worker_process import WorkerProcess
+from worker.shrink.hashlines import hashline
+
+SOURCE = [f"def helper_{i}(value):\n    return value + {i}\n" for i in range(150)]
+LINES = "".join(SOURCE).splitlines()
+ANSWER = "BEFORE:\nImports nothing; helpers helper_0 to helper_48.\nAFTER:\nMore helpers follow."
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_the_relevant_range_is_spliced_verbatim_between_the_two_summaries(
+    provider: str,
+    fake_model: FakeModelServer,
+    start_worker: Callable[..., WorkerProcess],
+    producer: Producer,
+) -> None:
+    fake_model.set_default(ok(ANSWER))
+    start_worker(**provider_env(fake_model, provider))
+    handle = producer.submit(
+        session_id=f"splice-{provider}",
+        tool_name="read",
+        command="src/helpers.py",
+        output="\n".join(LINES),
+        relevant_lines=LineRange(start=99, end=104),
+    )
+    result = handle.wait(30)
+    assert result.method is Method.LLM and result.tool_type is ToolType.FILE_CONTENT
+    verbatim = "\n".join(hashline(n, LINES[n - 1]) for n in range(99, 105))
+    assert result.text == (
+        "Imports nothing; helpers helper_0 to helper_48.\n" + verbatim + "\nMore helpers follow."
+    )
+    (request,) = fake_model.requests
+    prompt = str(request.body)
+    assert "BEFORE:" in prompt and "AFTER:" in prompt
+    assert hashline(99, LINES[98]) in prompt  # the model saw the range it must not repeat
