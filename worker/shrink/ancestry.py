@@ -32,7 +32,7 @@ _HEADER = re.compile(
     r"|[\w.+-]+[ ]\([^)\s]+\)[ ][\w-]+(?:[ ][\w-]+)*;[ ]urgency="  # Debian changelog
     r"|(?i:version|release)[ ]v?\d"
     r"|[A-Z][A-Z0-9 /&_-]{2,60}\s*$"  # a section name in capitals
-    r"|[^\s:][^\n]{0,200}?[^:\s]:[ \t]*$"  # ./dir:  Section:  (but not a C++ "Foo::")
+    r"|[^\s:][^\n]{0,200}?[^:\s)]:[ \t]*$"  # ./dir:  Section:  (not C++ "Foo::", code "f(x):")
 )
 _UNDERLINE = re.compile(r"\s*(?:={3,}|-{3,})\s*$")
 _GREP_HEADING_HIT = re.compile(r"\d+[:-]")
@@ -42,21 +42,18 @@ _CLOSING = frozenset(")]}")
 MAX_SCAN = 1500
 """Lines looked at above a line for its ancestors: a header further away is not found."""
 MAX_ANCESTORS = 4
+GENERIC_LEVEL = 5
+_MAX_HOPS = 12  # headers passed over looking for an outer one (hunks on the way to a file)
 
 
-_BANNERS = frozenset(c * 3 for c in "=_*#~+-")
-_WORD_STARTS = ("#", "@@ ", "commit ", "Commit ", "diff ", "Index: ", "==> ", "Version ",
-                "version ", "Release ", "release ", "v")  # fmt: skip
-
-
-def _may_head(line: str) -> bool:
-    """A cheap first look at a line (C-level string tests only); ``is_header`` decides."""
-    first = line[0]
-    if line[:3] in _BANNERS or line.isupper() or line.rstrip().endswith(":"):
-        return True
-    if first.isdigit() or first == "[":
-        return "." in line[:7]  # a release (1.2.3, [1.2.3]), not a timestamp (2024-01-02)
-    return line.startswith(_WORD_STARTS) or "; urgency=" in line
+# Where a header may start, found by fast scans of the whole text (each led by a newline, so
+# the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
+_MAYBE = re.compile(
+    r"\n(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
+    r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
+    r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
+)  # make the line above them a candidate too
+_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
 
 
 def is_header(doc: Doc, index: int) -> bool:
@@ -78,22 +75,29 @@ def headers(doc: Doc) -> list[int]:
     known: list[int] | None = doc.__dict__.get("_headers")
     if known is not None:
         return known
-    lines = doc.lines
-    maybe = [i for i, line in enumerate(lines) if line and line[0] not in " \t" and _may_head(line)]
-    # An underline or a first search hit makes the line above it a candidate heading.
-    candidates = sorted(set(maybe) | {i - 1 for i in maybe if i > 0} | _before_hits(lines))
-    found = [i for i in candidates if is_header(doc, i)]
+    text = "\n" + doc.text + "\n"  # the first and the last line are found like the others
+    # Offsets in ``text`` are one past those in ``doc.text``: m.start() is the newline before
+    # a line, so it is that line's start in ``doc.text``.
+    maybe: set[int] = set()
+    for m in _MAYBE.finditer(text):
+        line = doc.line_at(m.start())
+        maybe.add(line)
+        if m.lastindex and line:
+            maybe.add(line - 1)
+    # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
+    # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
+    for m in _ENDS_IN_COLON.finditer(text):
+        start = text.rfind("\n", 0, m.start())
+        if text[start + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+            maybe.add(doc.line_at(start))
+    urgency = text.find("; urgency=")  # a Debian changelog entry
+    while urgency != -1:
+        maybe.add(doc.line_at(urgency - 1))
+        urgency = text.find("; urgency=", urgency + 1)
+    candidates = sorted(maybe)
+    found = [i for i in candidates if 0 <= i < len(doc) and is_header(doc, i)]
     doc.__dict__["_headers"] = found
     return found
-
-
-def _before_hits(lines: list[str]) -> set[int]:
-    """Lines right above a run of ``12:text`` hits (rg's heading style)."""
-    return {
-        i - 1
-        for i, line in enumerate(lines)
-        if i > 0 and line[:1].isdigit() and not lines[i - 1][:1].isdigit()
-    }
 
 
 def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:
@@ -124,6 +128,7 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     # but a header of an outer level is (a diff's file above its hunk, "#" above "##").
     outer = header_level(lines[index]) if top == index and is_header(doc, index) else None
     below = top
+    hops = 0
     while level == 0 and len(found) < MAX_ANCESTORS:
         header = header_above(doc, below, scan=scan - (index - below))
         if header is None:
@@ -132,8 +137,9 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
         if outer is None or rank < outer:
             found.append(header)
             outer = rank
-        if rank <= 0:
-            break
+        hops += 1
+        if outer <= 0 or outer == GENERIC_LEVEL or hops >= _MAX_HOPS:
+            break  # a generic header has no outer one to look for
         below = header
     table = table_header(doc)
     if table is not None and table < index and table not in found:
@@ -168,7 +174,7 @@ def header_level(line: str) -> int:
         return 2
     if line.startswith("#"):
         return len(line) - len(line.lstrip("#"))
-    return 5
+    return GENERIC_LEVEL
 
 
 def table_header(doc: Doc) -> int | None:
