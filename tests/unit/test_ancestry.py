@@ -24,6 +24,23 @@ def test_a_multi_line_signature_gives_its_opening_line_not_its_closing_one() -> 
     assert lines_of(doc, ancestors(doc, 4)) == ["class A:", "    def f("]
 
 
+DIFF = (
+    "diff --git a/s.py b/s.py\n--- a/s.py\n+++ b/s.py\n@@ -10,4 +10,6 @@ class Session:\n"
+    "     def rebuild(\n-        self, request, proxies\n+        self,\n+        request: Request,\n"
+    "+    ) -> None:\n         pass\n"
+)
+
+
+def test_in_a_diff_a_changed_line_brings_its_def_read_past_the_marker() -> None:
+    doc = Doc(DIFF)
+    assert "     def rebuild(" in lines_of(doc, ancestors(doc, 7))
+
+
+def test_the_marker_counts_as_indentation_outside_a_diff() -> None:
+    doc = Doc(DIFF.replace("@@ -10,4 +10,6 @@", "-- hunk --"))
+    assert "     def rebuild(" not in lines_of(doc, ancestors(doc, 7))
+
+
 def test_a_commit_message_line_brings_its_commit_header() -> None:
     text = "commit 1111111111111111111111111111111111111111\nAuthor: A\nDate: d\n\n    Fix it\n"
     text += "commit 2222222222222222222222222222222222222222\nAuthor: B\nDate: d\n\n    Add x\n"

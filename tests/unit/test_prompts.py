@@ -7,6 +7,8 @@ import zlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.shrink.hashlines import hashline, line_hash
@@ -114,6 +116,25 @@ def test_file_content_keeps_the_middle_third_as_hashlines_by_default() -> None:
     assert hashline(21, "line number 21") not in request.splice
     assert "relevant range, lines 11-20" in user
     assert hashline(10, "line number 10") in user  # the lines around it, to be summarized
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")),
+                     max_size=60), min_size=1, max_size=80),
+    st.integers(min_value=0, max_value=79),
+)  # fmt: skip
+def test_a_file_that_fits_is_sent_whole_around_its_range(lines: list[str], asked: int) -> None:
+    # Every line is shown once, in the model's input or in the range spliced into its answer.
+    text = "\n".join(lines)
+    if lines[-1] == "":
+        lines.pop()  # a final newline ends the last line; it starts no new one
+    query = lines[min(asked, len(lines) - 1)] if lines else None
+    request = _request(text, ToolType.FILE_CONTENT, tool_name="read", query=query)
+    assert "cut" not in request.user.split("<tool_output_")[0]
+    shown = request.user + "\n" + (request.splice or "")
+    for number in range(1, len(lines) + 1 if text else 1):
+        assert f"{number}#" in shown
 
 
 def test_file_content_uses_the_requested_range_and_cat_n_numbers() -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc
 from worker.shrink.tables import table_of
 
 _HEADER = re.compile(
@@ -111,16 +111,16 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     """The lines that locate line ``index``, outermost first (at most ``MAX_ANCESTORS``)."""
     found: list[int] = []
     lines = doc.lines
-    level = depth(lines[index]) if lines[index].strip() else 0
+    level = doc.indent(index) if lines[index].strip() else 0
     top = index
     floor = max(0, index - scan)
     i = index - 1
     while level > 0 and i >= floor and len(found) < MAX_ANCESTORS:
         line = lines[i]
         if line.strip():
-            own = depth(line)
+            own = doc.indent(i)
             if own < level:
-                i = _opener(lines, i, own, floor)
+                i = _opener(doc, i, own, floor)
                 found.append(i)
                 level, top = own, i
         i -= 1
@@ -147,9 +147,10 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     return sorted(found)
 
 
-def _opener(lines: list[str], index: int, level: int, floor: int) -> int:
+def _opener(doc: Doc, index: int, level: int, floor: int) -> int:
     """For a line that closes brackets (``) -> None:``), the line that opened them; for the
     underline of a heading (``=====``), the heading."""
+    lines = doc.lines
     if _UNDERLINE.match(lines[index]) and index > floor and lines[index - 1].strip():
         return index - 1
     if lines[index].lstrip()[:1] not in _CLOSING:
@@ -157,8 +158,8 @@ def _opener(lines: list[str], index: int, level: int, floor: int) -> int:
     i = index - 1
     while i >= floor and i > index - 40:
         line = lines[i]
-        if line.strip() and depth(line) <= level and line.lstrip()[:1] not in _CLOSING:
-            return i if depth(line) == level else index
+        if line.strip() and doc.indent(i) <= level and line.lstrip()[:1] not in _CLOSING:
+            return i if doc.indent(i) == level else index
         i -= 1
     return index
 

@@ -15,6 +15,7 @@ from producer.classify.sanitize import lowercase
 # The connectors of ``tree`` output: a line's depth is where its connector sits.
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
+_DIFF_MARKS = frozenset("+- ")
 
 
 class Doc:
@@ -54,9 +55,21 @@ class Doc:
         """Whether line ``index`` holds nothing but white space."""
         return not self.lines[index].strip()
 
+    @cached_property
+    def diff(self) -> bool:
+        """Whether the text holds a unified diff (``git diff``, ``git log -p``, ``git show``)."""
+        text = self.text
+        return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
+
     def indent(self, index: int) -> int:
-        """How deep line ``index`` sits: its leading white space, or its ``tree`` connector."""
-        return depth(self.lines[index])
+        """How deep line ``index`` sits: its leading white space, or its ``tree`` connector.
+
+        In a diff, a line's depth is its code's: read after the ``+``/``-``/`` `` marker.
+        """
+        line = self.lines[index]
+        if line[:1] in _DIFF_MARKS and self.diff:
+            return depth(line[1:])
+        return depth(line)
 
 
 def depth(line: str) -> int:

@@ -21,7 +21,7 @@ from producer.classify.signals import Kind
 from producer.contract import ToolType
 from worker.shrink.ancestry import ancestors, header_above
 from worker.shrink.diversity import rarity, shape
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc
 from worker.shrink.extremes import extreme_lines, intent
 from worker.shrink.query import compound_terms, query_terms
 from worker.shrink.records import record
@@ -368,12 +368,12 @@ def _folded(doc: Doc, items: list[Salient], terms: frozenset[str]) -> list[Candi
 def _fold_key(doc: Doc, item: Salient) -> str:
     """A salient line's shape, with its parent's shape when it is indented under one."""
     index = item.number - 1
-    own = depth(doc.lines[index])
+    own = doc.indent(index)
     if own == 0:
         return shape(item.text)
     for i in range(index - 1, max(-1, index - _PARENT_SCAN), -1):
         line = doc.lines[i]
-        if line.strip() and depth(line) < own:
+        if line.strip() and doc.indent(i) < own:
             return shape(line) + "\n" + shape(item.text)
     return shape(item.text)
 

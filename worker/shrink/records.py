@@ -9,7 +9,7 @@ the paragraph around it.
 from __future__ import annotations
 
 from producer.classify.signals import CODE_FRAME
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc
 
 _CLOSERS = frozenset({"}", "]", "},", "],", ")", "),", "end", "fi", "done", "esac"})
 
@@ -31,7 +31,7 @@ def record(
 def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int, int]:
     """Line ``index`` and what is indented under it (or quotes code under it)."""
     lines = doc.lines
-    base = depth(lines[index])
+    base = doc.indent(index)
     end = index + 1
     size = len(lines[index])
     while end < len(lines) and end - index < max_lines:
@@ -39,12 +39,12 @@ def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int
         if not line.strip():
             # One blank line inside a record: a commit's message under its header lines.
             nxt = end + 1
-            if nxt < len(lines) and lines[nxt].strip() and depth(lines[nxt]) > base:
+            if nxt < len(lines) and lines[nxt].strip() and doc.indent(nxt) > base:
                 end += 1
                 continue
             break
-        if depth(line) <= base and not CODE_FRAME.match(line):
-            if line.strip() in _CLOSERS and depth(line) == base:
+        if doc.indent(end) <= base and not CODE_FRAME.match(line):
+            if line.strip() in _CLOSERS and doc.indent(end) == base:
                 end += 1
             break
         size += len(line) + 1
@@ -59,12 +59,12 @@ def _paragraph(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[in
     lines = doc.lines
     if not lines[index].strip():
         return index, index + 1
-    base = depth(lines[index])
+    base = doc.indent(index)
     start, end = index, index + 1
     size = len(lines[index])
 
     def joins(i: int) -> bool:
-        return 0 <= i < len(lines) and bool(lines[i].strip()) and depth(lines[i]) == base
+        return 0 <= i < len(lines) and bool(lines[i].strip()) and doc.indent(i) == base
 
     while end - start < max_lines:
         grew = False

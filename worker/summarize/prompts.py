@@ -158,8 +158,10 @@ def file_sections(
         "summarize them after AFTER:]",
     )
     room = max(0, limit - sum(len(h) + 2 for h in heads) - len(verbatim))
+    # The room is shared in proportion to the raw sizes of the two parts.
     size_before = sum(len(line) + 1 for line in view.doc.lines[: lines.start])
-    share = room * size_before // max(1, len(view.doc.text) - len(verbatim) + 1)
+    size_after = sum(len(line) + 1 for line in view.doc.lines[lines.stop :])
+    share = room * size_before // max(1, size_before + size_after)
     before, cut_one = file_part(view, 0, lines.start, share, query)
     after, cut_two = file_part(view, lines.stop, len(view.doc), room - share, query)
     parts = [(heads[0], before), (heads[1], verbatim), (heads[2], after)]
