@@ -26,8 +26,8 @@ def test_a_multi_line_signature_gives_its_opening_line_not_its_closing_one() -> 
 
 DIFF = (
     "diff --git a/s.py b/s.py\n--- a/s.py\n+++ b/s.py\n@@ -10,4 +10,6 @@ class Session:\n"
-    "     def rebuild(\n-        self, request, proxies\n+        self,\n+        request: Request,\n"
-    "+    ) -> None:\n         pass\n"
+    "     def rebuild(\n-        self, request, proxies\n+        self,\n"
+    "+        request: Request,\n+    ) -> None:\n         pass\n"
 )
 
 

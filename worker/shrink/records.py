@@ -8,10 +8,17 @@ the paragraph around it.
 
 from __future__ import annotations
 
+import re
+
 from producer.classify.signals import CODE_FRAME
 from worker.shrink.document import Doc
 
 _CLOSERS = frozenset({"}", "]", "},", "],", ")", "),", "end", "fi", "done", "esac"})
+# A line pointing at the code a report is about: pytest's "> code", a caret line.
+_POINTER = re.compile(r">\s{3}|\s+\^+\s*$")
+# The line that ends a report with where it happened: "pkg/store.py:18: KeyError".
+_LOCATION = re.compile(r"[\w./\\-]+\.\w{1,8}:\d+:(?: \w[\w.]*)?\s*$")
+_FRAME_LINES = 3
 
 
 def record(
@@ -25,7 +32,29 @@ def record(
     start, end = _indented(doc, index, max_lines, max_chars)
     if prose and end == index + 1:
         return _paragraph(doc, index, max_lines, max_chars)
-    return start, end
+    return _pointed_at(doc, start), _located_by(doc, end)
+
+
+def _pointed_at(doc: Doc, start: int) -> int:
+    """The record's start moved over the code it reports on, right above it (``>  code``)."""
+    lines = doc.lines
+    for _ in range(_FRAME_LINES):
+        if start > 0 and _POINTER.match(lines[start - 1]):
+            start -= 1
+    return start
+
+
+def _located_by(doc: Doc, end: int) -> int:
+    """The record's end moved over the location line that closes a report (``a.py:18: E``),
+    right below it or after one blank line."""
+    lines = doc.lines
+    for step in (0, 1):
+        at = end + step
+        if at < len(lines) and _LOCATION.match(lines[at]):
+            return at + 1
+        if at >= len(lines) or lines[at].strip():
+            break
+    return end
 
 
 def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int, int]:
