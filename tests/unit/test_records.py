@@ -59,3 +59,12 @@ def test_a_test_failure_brings_the_code_it_points_at_and_its_location() -> None:
 def test_a_location_further_than_one_blank_line_belongs_to_something_else() -> None:
     doc = Doc(PYTEST_FAILURE.replace("\n\nsessionstore", "\n\nnext\nsessionstore"))
     assert record(doc, 3) == (2, 4)
+
+
+def test_a_line_ending_in_a_colon_brings_the_line_it_introduces() -> None:
+    doc = Doc(
+        "thread 'tests::get' panicked at src/lib.rs:58:19:\n"
+        "index out of bounds: the len is 3 but the index is 4\n"
+        "note: run with `RUST_BACKTRACE=1`\n"
+    )
+    assert record(doc, 0) == (0, 2)

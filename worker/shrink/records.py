@@ -32,7 +32,21 @@ def record(
     start, end = _indented(doc, index, max_lines, max_chars)
     if prose and end == index + 1:
         return _paragraph(doc, index, max_lines, max_chars)
+    if end == index + 1 and _introduces(doc, index):
+        end += 1  # "panicked at src/lib.rs:58:19:" and the message on the next line
     return _pointed_at(doc, start), _located_by(doc, end)
+
+
+def _introduces(doc: Doc, index: int) -> bool:
+    """Whether line ``index`` ends in a colon and the line below continues it at its depth."""
+    lines = doc.lines
+    nxt = index + 1
+    return (
+        lines[index].rstrip().endswith(":")
+        and nxt < len(lines)
+        and bool(lines[nxt].strip())
+        and doc.indent(nxt) == doc.indent(index)
+    )
 
 
 def _pointed_at(doc: Doc, start: int) -> int:
