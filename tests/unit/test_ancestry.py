@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from worker.shrink.ancestry import ancestors, is_header
+from worker.shrink.ancestry import ancestors, headers, is_header
 from worker.shrink.document import Doc
 
 
@@ -103,3 +105,30 @@ def test_ordinary_lines_are_not_headers(line: str) -> None:
 def test_a_header_is_not_the_child_of_the_header_before_it() -> None:
     doc = Doc("commit aaaaaaa\n    a\ncommit bbbbbbb\n    b\n")
     assert ancestors(doc, 2) == []
+
+
+_LINES = st.sampled_from(
+    [
+        "# Title", "## 1.2.0 (2024-01-02)", "commit 0123456789abcdef", "diff --git a/x b/x",
+        "+++ b/x", "@@ -1,2 +1,3 @@", "Index: x.c", "==> a.log <==", "==== FAILURES ====",
+        "____ test_x ____", "*** Summary ***", "1.2.3", "[v2.0.1]", "Version 3", "release v4",
+        "CHANGES", "./dir:", "Section:", "def f(x) -> None:", "src/a.py", "12:hit", "3-ctx",
+        "=====", "-----", "pkg (1.0-1) unstable; urgency=low", "plain text", "  indented:",
+        "    body", "", "x = 1", "NOTES AND MORE",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, max_size=40))
+def test_the_whole_text_scan_finds_every_header_a_line_by_line_check_would(
+    lines: list[str],
+) -> None:
+    doc = Doc("\n".join(lines))
+    by_line = [
+        i
+        for i in range(len(doc))
+        if is_header(doc, i)
+        and not (doc.lines[i].endswith(":") and i + 1 < len(doc) and doc.indent(i + 1) > 0)
+    ]
+    assert headers(doc) == by_line

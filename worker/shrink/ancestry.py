@@ -76,28 +76,39 @@ def headers(doc: Doc) -> list[int]:
     if known is not None:
         return known
     text = "\n" + doc.text + "\n"  # the first and the last line are found like the others
-    # Offsets in ``text`` are one past those in ``doc.text``: m.start() is the newline before
-    # a line, so it is that line's start in ``doc.text``.
-    maybe: set[int] = set()
+    # Each candidate line is named by the offset in ``text`` of the newline before it.
+    before: set[int] = set()
     for m in _MAYBE.finditer(text):
-        line = doc.line_at(m.start())
-        maybe.add(line)
-        if m.lastindex and line:
-            maybe.add(line - 1)
+        at = m.start()
+        before.add(at)
+        if m.lastindex and at:  # an underline or a first search hit: the line above too
+            above = text.rfind("\n", 0, at)
+            if not (m.group(1)[0].isdigit() and text[above + 1 : above + 2].isdigit()):
+                before.add(above)
     # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
     # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
     for m in _ENDS_IN_COLON.finditer(text):
-        start = text.rfind("\n", 0, m.start())
-        if text[start + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
-            maybe.add(doc.line_at(start))
+        at = text.rfind("\n", 0, m.start())
+        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+            before.add(at)
     urgency = text.find("; urgency=")  # a Debian changelog entry
     while urgency != -1:
-        maybe.add(doc.line_at(urgency - 1))
+        before.add(text.rfind("\n", 0, urgency))
         urgency = text.find("; urgency=", urgency + 1)
-    candidates = sorted(maybe)
-    found = [i for i in candidates if 0 <= i < len(doc) and is_header(doc, i)]
+    found = [i for i in _line_numbers(text, sorted(before)) if i < len(doc) and is_header(doc, i)]
     doc.__dict__["_headers"] = found
     return found
+
+
+def _line_numbers(text: str, newlines: list[int]) -> list[int]:
+    """The index of the line after each newline offset (ascending) of ``"\\n" + doc.text``."""
+    numbers: list[int] = []
+    number, counted = 0, 0
+    for at in newlines:
+        number += text.count("\n", counted, at)
+        counted = at
+        numbers.append(number)
+    return numbers
 
 
 def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:
