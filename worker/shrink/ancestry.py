@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from worker.shrink.document import Doc
+from worker.shrink.document import Doc, newlines_before
 from worker.shrink.tables import table_of
 
 _HEADER = re.compile(
@@ -95,20 +95,9 @@ def headers(doc: Doc) -> list[int]:
     while urgency != -1:
         before.add(text.rfind("\n", 0, urgency))
         urgency = text.find("; urgency=", urgency + 1)
-    found = [i for i in _line_numbers(text, sorted(before)) if i < len(doc) and is_header(doc, i)]
+    found = [i for i in newlines_before(text, sorted(before)) if i < len(doc) and is_header(doc, i)]
     doc.__dict__["_headers"] = found
     return found
-
-
-def _line_numbers(text: str, newlines: list[int]) -> list[int]:
-    """The index of the line after each newline offset (ascending) of ``"\\n" + doc.text``."""
-    numbers: list[int] = []
-    number, counted = 0, 0
-    for at in newlines:
-        number += text.count("\n", counted, at)
-        counted = at
-        numbers.append(number)
-    return numbers
 
 
 def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from producer.classify.signals import Kind
 from producer.contract import LineRange, ToolType
-from worker.shrink.document import Doc
+from worker.shrink.document import Doc, newlines_before
 from worker.shrink.engine import Candidate, Plan, salient, shrink_lines
 from worker.shrink.hashlines import line_hash, source_lines
 from worker.shrink.render import gap_marker
@@ -71,7 +71,7 @@ def file_view(text: str) -> FileView:
     if src.numbered:
         printed, doc = doc.lines, Doc("\n".join(src.lines))
     found = _DEFINITION.finditer(doc.text, 0, OUTLINE_CHARS)
-    definitions = [doc.line_at(m.start()) for m in found]
+    definitions = newlines_before(doc.text, [m.start() for m in found])
     return FileView(doc, src.numbers, definitions, printed)
 
 
