@@ -60,6 +60,12 @@ class Candidate:
     record_lines: int = 8  # the longest record read around the anchor
 
 
+RECORD_CHARS = 700
+"""The longest record read around an anchor at the local budgets."""
+RECORD_SCALE_CHARS = 8000
+"""Per this many chars of budget, records may be that much longer (1× up to 15,999)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """How to shrink: the budget, the head and tail held fixed, how lines are shown."""
@@ -179,8 +185,14 @@ def _take(picker: _Picker, candidate: Candidate) -> bool:
     the other diagnostics.
     """
     doc = picker.doc
+    # A large budget (the model's input) reads longer records: a whole man-page entry.
+    scale = max(1, picker.plan.budget // RECORD_SCALE_CHARS)
     start, end = candidate.span or record(
-        doc, candidate.anchor, prose=picker.prose, max_lines=candidate.record_lines
+        doc,
+        candidate.anchor,
+        prose=picker.prose,
+        max_lines=candidate.record_lines * scale,
+        max_chars=RECORD_CHARS * scale,
     )
     scan = ANCESTRY_SCAN if len(doc) < _BIG_DOC_LINES else ANCESTRY_SCAN // 3
     lines = {i: _clip(doc.lines[i], ANCESTOR_CHARS) for i in ancestors(doc, start, scan=scan)}
