@@ -18,7 +18,23 @@ def test_a_line_in_a_function_brings_its_def_and_class() -> None:
     doc = Doc(
         "class Pool:\n    size = 1\n\n    def grow(self, n):\n        x = 1\n        return n\n"
     )
-    assert lines_of(doc, ancestors(doc, 5)) == ["class Pool:", "    def grow(self, n):"]
+    assert lines_of(doc, ancestors(doc, 5)) == [
+        "class Pool:",
+        "    def grow(self, n):",
+        "        x = 1",  # the first line of its block
+    ]
+
+
+def test_a_commit_message_line_brings_the_subject_above_its_paragraph() -> None:
+    doc = Doc(
+        "commit 1111111111111111111111111111111111111111\nDate: d\n\n    cli: fix a bug\n"
+        "    \n    Long explanation.\n    Therefore, CVE-2021-3013 was filed.\n"
+    )
+    assert lines_of(doc, ancestors(doc, 6)) == [
+        "commit 1111111111111111111111111111111111111111",
+        "Date: d",
+        "    cli: fix a bug",
+    ]
 
 
 def test_a_multi_line_signature_gives_its_opening_line_not_its_closing_one() -> None:

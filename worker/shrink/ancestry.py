@@ -115,6 +115,7 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     top = index
     floor = max(0, index - scan)
     i = index - 1
+    block, lead = level, None  # lead: the first line of the block holding ``index``
     while level > 0 and i >= floor and len(found) < MAX_ANCESTORS:
         line = lines[i]
         if line.strip():
@@ -123,7 +124,11 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
                 i = _opener(doc, i, own, floor)
                 found.append(i)
                 level, top = own, i
+            elif own == block and not found:
+                lead = i
         i -= 1
+    if lead is not None and found:
+        found.append(lead)  # a commit's subject above its message, a docstring, a first key
     # A header's ancestor is not the header before it (a commit is not inside the last one),
     # but a header of an outer level is (a diff's file above its hunk, "#" above "##").
     outer = header_level(lines[index]) if top == index and is_header(doc, index) else None
