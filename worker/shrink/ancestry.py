@@ -4,7 +4,8 @@ Three general mechanisms, the same for every tool type:
 
 - **indentation**: the nearest less-indented line above, and its own, up to the top: the
   enclosing ``def``/``class``, the YAML or pretty-printed JSON parent key, the ``tree``
-  folder, the man-page option a description belongs to;
+  folder, the man-page option a description belongs to; and the first line of the block the
+  line sits in (a commit's subject above its message, a function's docstring);
 - **headers**: the nearest header line above a top-level line: a Markdown or underlined
   heading, a ``commit <sha>`` line, a diff's file and hunk, a release heading (``## 1.2.3``,
   a Debian changelog entry), a banner (``==== FAILURES ====``, ``____ test_x ____``), a
