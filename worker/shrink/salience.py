@@ -150,8 +150,9 @@ def _spread(positions: list[int], limit: int) -> list[int]:
     if len(positions) <= limit:
         return positions
     edge = limit // 10
-    middle = positions[edge:-edge]
-    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + positions[-edge:]
+    middle = positions[edge : len(positions) - edge]
+    tail = positions[len(positions) - edge :]
+    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + tail
 
 
 def _traceback_lines(text: str, start: int) -> list[tuple[int, int, Kind]]:
