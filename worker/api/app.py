@@ -3,6 +3,7 @@ uvicorn's worker processes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -157,8 +158,8 @@ async def _healthz(request: Request) -> Health:
 
 
 async def _metrics() -> Response:
-    """This process's Prometheus registry."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    """This process's Prometheus registry (rendered in a thread: the event loop keeps serving)."""
+    return Response(await asyncio.to_thread(generate_latest), media_type=CONTENT_TYPE_LATEST)
 
 
 def app_from_environment() -> ASGIApp:
