@@ -133,6 +133,16 @@ class Settings(BaseSettings):
         None, ge=1024, description="Largest request body; else TERSIFY_MAX_OUTPUT_BYTES + 64 KiB."
     )
     api_max_wait_seconds: float = Field(30.0, gt=0, le=300, description="Cap on ?wait= long-polls.")
+    api_max_connections: int = Field(
+        1000, ge=8, description="Open client connections per API process (at most half its fds)."
+    )
+    api_header_timeout_seconds: float = Field(
+        10.0, gt=0, description="A request's headers must arrive within this (else closed)."
+    )
+    api_body_timeout_seconds: float = Field(
+        60.0, gt=0, description="A request's body must arrive within this after its headers."
+    )
+    api_keep_alive_seconds: int = Field(5, ge=1, description="Idle keep-alive connections close.")
     api_insecure_no_auth: bool = Field(
         False, description="Serve without tokens (loopback only): local development."
     )

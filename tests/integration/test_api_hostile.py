@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import resource
+import socket
 import string
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from producer.settings import Settings
+from tests.helpers import wait_for
 from tests.integration.test_api import TOKENS, ApiServer, client
 
 StartApi = Callable[..., ApiServer]
@@ -76,3 +80,63 @@ def test_junk_methods_leave_the_metrics_page_the_same_size(start_api: StartApi) 
     assert len(scrape.text) < len(before) * 1.1  # only the counts' digits grow
     assert 'method="other"' in scrape.text
     assert not any(f'method="{m}"' in scrape.text for m in set(sent))
+
+
+def _open(port: int, first: bytes) -> socket.socket | None:
+    sock = socket.socket()
+    sock.settimeout(5)
+    try:
+        sock.connect(("127.0.0.1", port))
+        if first:
+            sock.sendall(first)
+    except OSError:  # the server may refuse past its cap: that is the point
+        sock.close()
+        return None
+    return sock
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed too
+        return True
+
+
+def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connections(
+    start_api: StartApi,
+) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2048:  # this test's own 600 sockets
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    api = start_api(
+        wrapper=("sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"),
+        api_header_timeout_seconds="1",
+        api_body_timeout_seconds="2",
+        api_keep_alive_seconds="1",
+    )
+    openers = (
+        b"",  # silent
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n",  # headers never finished
+        b"POST /v1/summaries HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",  # slow body
+    )
+    socks = [s for i in range(600) if (s := _open(api.port, openers[i % 3])) is not None]
+    try:
+        healthy = wait_for(lambda: _health(api), "/healthz answered", timeout=60)
+        assert healthy == 200
+        for sock in socks:
+            sock.settimeout(10)
+        assert all(_closed_by_server(sock) for sock in socks)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert api.alive()
+    assert api.log().count("out of system resource") < 5
+
+
+def _health(api: ApiServer) -> int:
+    try:
+        return httpx.get(f"{api.url}/healthz", timeout=3).status_code
+    except httpx.TransportError:
+        return 0

@@ -4,6 +4,7 @@ uvicorn's worker processes."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,6 +26,7 @@ from worker.api import problems
 from worker.api.auth import TokenTable
 from worker.api.bodies import Health
 from worker.api.bodylimit import BodyLimit
+from worker.api.connections import GuardedH11Protocol
 from worker.api.metrics import RequestMetrics
 from worker.api.routes import router
 from worker.runtime.logconfig import configure_logging
@@ -166,4 +168,6 @@ def app_from_environment() -> ASGIApp:
     """uvicorn's factory: Settings from ``TERSIFY_*`` (each worker process builds its own)."""
     settings = Settings()
     configure_logging(settings)
+    limits = GuardedH11Protocol.configure(settings)
+    _log.info("api_connection_limits", **dataclasses.asdict(limits))
     return create_app(settings)
