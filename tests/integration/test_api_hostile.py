@@ -10,13 +10,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from producer import keys
 from producer.settings import Settings
 from tests.helpers import wait_for
-from tests.integration.test_api import TOKENS, ApiServer, client
+from tests.integration.test_api import SCOPED, TOKENS, ApiServer, assert_problem, client
 
 StartApi = Callable[..., ApiServer]
 PATHS = ("/x", "/healthz", "/v1/summaries/0123456789abcdef", "/v1/sessions/s/gate")
@@ -140,3 +142,26 @@ def _health(api: ApiServer) -> int:
         return httpx.get(f"{api.url}/healthz", timeout=3).status_code
     except httpx.TransportError:
         return 0
+
+
+def test_held_input_is_capped_per_session_by_bytes_and_count(
+    start_api: StartApi, redis_client: redis.Redis
+) -> None:
+    api = start_api(gate_max_held_inputs="30")
+    url = "/v1/sessions/team-a%2Fs1/held-input"
+    big = {"message": "x" * 1_000_000}
+    memory_before = int(redis_client.info("memory")["used_memory"])
+    with client(api, token=SCOPED) as http:
+        answers = [http.post(url, json=big) for _ in range(12)]
+        ttl_after_accepted = redis_client.pttl(keys.gate_held("team-a/s1"))
+        answers += [http.post(url, json=big) for _ in range(12)]
+        ttl_after_refused = redis_client.pttl(keys.gate_held("team-a/s1"))
+        taken = http.post(url + "/take").json()["messages"]
+        small = [http.post(url, json={"message": f"m{i}"}) for i in range(32)]
+    statuses = [a.status_code for a in answers]
+    assert statuses == [200] * 4 + [429] * 20  # 4 MiB: four messages of a million bytes
+    assert_problem(answers[-1], 429, "held_input_full")
+    assert ttl_after_refused <= ttl_after_accepted  # refused pushes extend nothing
+    assert len(taken) == 4
+    assert int(redis_client.info("memory")["used_memory"]) - memory_before < 8 * 1024 * 1024
+    assert [a.status_code for a in small] == [200] * 30 + [429] * 2

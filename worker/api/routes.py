@@ -222,13 +222,23 @@ async def take_held_input(
     response_model=HeldCount,
     summary="Hold user input until the gate opens",
     responses=documented(
-        *_AUTH, "forbidden_session", "payload_too_large", "invalid_job", "invalid_request", *_REDIS
+        *_AUTH,
+        "forbidden_session",
+        "payload_too_large",
+        "held_input_full",
+        "invalid_job",
+        "invalid_request",
+        *_REDIS,
     ),
 )
 async def hold_input(
     session_id: SessionPath, body: HeldInput, caller: Caller, request: Request
 ) -> HeldCount:
-    """Queue input that arrived while the gate was closed; returns how much is held."""
+    """Queue input that arrived while the gate was closed; returns how much is held.
+
+    Past the session's caps (``TERSIFY_GATE_MAX_HELD_INPUTS``, ``TERSIFY_GATE_MAX_HELD_BYTES``)
+    nothing is added: 429 ``held_input_full``, or 413 for one message over the byte cap.
+    """
     caller.check(session_id)
     producer = _producer(request)
     return HeldCount(held_inputs=await producer.gate.hold_input(session_id, body.message))
