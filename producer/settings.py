@@ -136,7 +136,9 @@ class Settings(BaseSettings):
         None, description="Bearer tokens, comma-separated; TOKEN:SESSION scopes one (* a prefix)."
     )
     api_max_request_bytes: int | None = Field(
-        None, ge=1024, description="Largest request body; else TERSIFY_MAX_OUTPUT_BYTES + 64 KiB."
+        None,
+        ge=1024,
+        description="Largest request body; else 3 × TERSIFY_MAX_OUTPUT_BYTES + 64 KiB.",
     )
     api_max_wait_seconds: float = Field(30.0, gt=0, le=300, description="Cap on ?wait= long-polls.")
     api_max_connections: int = Field(

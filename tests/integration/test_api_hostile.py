@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import socket
 import string
@@ -16,9 +17,17 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from producer import keys
+from producer.client import Producer
 from producer.settings import Settings
-from tests.helpers import wait_for
-from tests.integration.test_api import SCOPED, TOKENS, ApiServer, assert_problem, client
+from tests.helpers import free_port, wait_for
+from tests.integration.test_api import (
+    SCOPED,
+    TOKENS,
+    ApiServer,
+    assert_problem,
+    client,
+    summary_body,
+)
 
 StartApi = Callable[..., ApiServer]
 PATHS = ("/x", "/healthz", "/v1/summaries/0123456789abcdef", "/v1/sessions/s/gate")
@@ -165,3 +174,54 @@ def test_held_input_is_capped_per_session_by_bytes_and_count(
     assert len(taken) == 4
     assert int(redis_client.info("memory")["used_memory"]) - memory_before < 8 * 1024 * 1024
     assert [a.status_code for a in small] == [200] * 30 + [429] * 2
+
+
+def test_an_unknown_or_foreign_compaction_is_a_404_before_any_wait(
+    start_api: StartApi, producer: Producer
+) -> None:
+    api = start_api()
+    theirs = producer.compact(
+        session_id="not-team-a", messages=[{"role": "user", "content": "hi"}] * 4
+    )
+    # a client that gives up well before the 30 s wait: only an answer before any wait passes
+    with client(api) as http, client(api, token=SCOPED) as scoped:
+        http.timeout = scoped.timeout = httpx.Timeout(10.0)
+        unknown = http.get("/v1/compactions/" + "0" * 32, params={"wait": 30})
+        foreign = scoped.get(f"/v1/compactions/{theirs.job_id}", params={"wait": 30})
+        running = http.get(f"/v1/compactions/{theirs.job_id}")
+    assert_problem(unknown, 404, "not_found")
+    assert_problem(foreign, 404, "not_found")
+    assert running.status_code == 202  # no worker: still queued, and the owner sees it
+
+
+def test_a_503_names_no_redis_host_or_port(start_api: StartApi) -> None:
+    port = free_port()
+    api = start_api(redis_url=f"redis://127.0.0.1:{port}/0")
+    with client(api) as http:
+        answers = [
+            http.get("/healthz"),
+            http.post("/v1/summaries", json=summary_body("down")),
+            http.post("/v1/sessions/down/held-input", json={"message": "hi"}),
+            http.get("/v1/sessions/down/gate"),
+        ]
+    for answer in answers:
+        assert_problem(answer, 503, "redis_unavailable")
+        assert str(port) not in answer.text and "127.0.0.1" not in answer.text
+    assert str(port) in api.log()  # the operator still sees where it failed
+
+
+def test_a_cjk_output_at_the_cap_fits_the_request_limit_however_it_is_escaped(
+    start_api: StartApi,
+) -> None:
+    cap = 256 * 1024
+    api = start_api(max_output_bytes=str(cap))
+    output = "終" * (cap // 3)  # just under the cap in UTF-8; 6 bytes a character escaped
+    body = json.dumps(summary_body("cjk", output), ensure_ascii=True)
+    assert len(body) > 2 * cap
+    with client(api) as http:
+        escaped = http.post(
+            "/v1/summaries", content=body, headers={"Content-Type": "application/json"}
+        )
+        over = http.post("/v1/summaries", json=summary_body("cjk", output + "終"))
+    assert escaped.status_code == 202, escaped.text
+    assert_problem(over, 413, "payload_too_large")  # the output cap itself still holds

@@ -41,9 +41,14 @@ class AuthNotConfiguredError(ValueError):
     """No tokens are configured and insecure no-auth mode was not asked for."""
 
 
+# JSON's \uXXXX escapes take 6 bytes for a 3-byte UTF-8 character and 12 for a 4-byte one
+JSON_ESCAPE_FACTOR = 3
+
+
 def max_request_bytes(settings: Settings) -> int:
-    """The request body limit: its own setting, else the largest output plus room for JSON."""
-    return settings.api_max_request_bytes or settings.max_output_bytes + REQUEST_OVERHEAD_BYTES
+    """The request body limit: its own setting, else room for the largest output JSON-escaped."""
+    largest = settings.max_output_bytes * JSON_ESCAPE_FACTOR + REQUEST_OVERHEAD_BYTES
+    return settings.api_max_request_bytes or largest
 
 
 def token_table(settings: Settings) -> TokenTable | None:

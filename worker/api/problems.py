@@ -116,6 +116,9 @@ def install(app: FastAPI) -> None:
         code, detail = problem_for(exc)
         if code in ("internal_error", "redis_unavailable"):
             _log.error("api_request_failed", path=request.url.path, code=code, error=detail)
+        if code == "redis_unavailable":
+            # the cause names Redis's host and port: for the log, not for every client
+            detail = "Redis is unreachable; nothing was done, try again"
         return problem_response(code, detail)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:
