@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     metrics_port: int = Field(
         9808, ge=0, le=65535, description="Worker Prometheus endpoint port; 0: off."
     )
+    metrics_host: str = Field(
+        "127.0.0.1", description="Address the worker's metrics bind; 0.0.0.0 in containers."
+    )
     metrics_recent_fallbacks: int = Field(
         500, ge=10, description="Fallbacks kept in Redis for `tersify status`."
     )
