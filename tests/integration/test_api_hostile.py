@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import resource
+import select
 import socket
 import string
 from collections.abc import Callable, Iterator
@@ -123,8 +125,8 @@ def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connec
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
     api = start_api(
         wrapper=("sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"),
-        api_header_timeout_seconds="1",
-        api_body_timeout_seconds="2",
+        api_header_timeout_seconds="2",
+        api_body_timeout_seconds="3",
         api_keep_alive_seconds="1",
     )
     openers = (
@@ -144,6 +146,13 @@ def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connec
             sock.close()
     assert api.alive()
     assert api.log().count("out of system resource") < 5
+    closed = httpx.get(f"{api.url}/metrics", timeout=10).text
+    counts = {
+        labels: float(value)
+        for labels, value in re.findall(r'connections_closed_total\{reason="(\w+)"\} (\S+)', closed)
+    }
+    assert counts["header_timeout"] > 0 and counts["body_timeout"] > 0
+    assert sum(counts.values()) == len(socks)  # every one of them closed by the server
 
 
 def _health(api: ApiServer) -> int:
@@ -225,3 +234,25 @@ def test_a_cjk_output_at_the_cap_fits_the_request_limit_however_it_is_escaped(
         over = http.post("/v1/summaries", json=summary_body("cjk", output + "終"))
     assert escaped.status_code == 202, escaped.text
     assert_problem(over, 413, "payload_too_large")  # the output cap itself still holds
+
+
+def test_connections_past_the_cap_are_closed_at_once_and_slots_come_back(
+    start_api: StartApi,
+) -> None:
+    api = start_api(api_max_connections="8", api_header_timeout_seconds="60")
+    silent = [s for _ in range(12) if (s := _open(api.port, b"")) is not None]
+    try:
+        # a closed (reset) socket turns readable; a held one stays silent for its 60 s
+        def refused() -> list[socket.socket]:
+            return select.select(silent, [], [], 0)[0]
+
+        # eight held (fewer if the start-up probe's connection is still counted), the rest closed
+        wait_for(lambda: len(refused()) >= len(silent) - 8, "connections past the cap closed")
+        assert len(refused()) < len(silent)
+        assert all(_closed_by_server(sock) for sock in refused())
+    finally:
+        for sock in silent:
+            sock.close()
+    assert wait_for(lambda: _health(api) == 200, "a slot for /healthz", timeout=30)
+    closed = httpx.get(f"{api.url}/metrics", timeout=10).text
+    assert 'tersify_api_connections_closed_total{reason="cap"}' in closed

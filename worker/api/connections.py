@@ -19,6 +19,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from producer.settings import Settings
+from worker.api.metrics import CLOSED
 
 PROTOCOL = "worker.api.connections:GuardedH11Protocol"
 # descriptors kept for everything that is not a client connection (Redis, logs, the listener)
@@ -90,6 +91,7 @@ class GuardedH11Protocol(H11Protocol):
         full = len(self.connections) >= self.limits.max_connections
         super().connection_made(transport)
         if full:
+            CLOSED.labels("cap").inc()
             transport.abort()
             return
         self._arm(self.limits.header_timeout, body=False)
@@ -129,6 +131,8 @@ class GuardedH11Protocol(H11Protocol):
         self._reading_body = False
 
     def _too_slow(self) -> None:
+        reason = "body_timeout" if self._reading_body else "header_timeout"
         self._read_timer = None
         if not self.transport.is_closing():
+            CLOSED.labels(reason).inc()
             self.transport.close()

@@ -24,6 +24,12 @@ LATENCY = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
 
+CLOSED = Counter(
+    "tersify_api_connections_closed",
+    "Client connections the API closed: past the cap, or too slow to send a request.",
+    ["reason"],  # cap | header_timeout | body_timeout
+)
+
 
 def method_label(method: str) -> str:
     """The method as a label: one of ``METHODS``, else ``other``."""
