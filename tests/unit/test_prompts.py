@@ -37,12 +37,15 @@ def test_each_type_has_its_own_focus() -> None:
     assert "hashline" in FOCUS[ToolType.FILE_CONTENT]
 
 
-def test_the_intent_the_limit_the_tool_and_the_command_are_in_the_request() -> None:
+def test_the_intent_the_tool_and_the_command_are_fenced_in_the_user_message() -> None:
     request = _request("out", command="pytest -x", query="Why does test_io fail?")
-    assert "Why does test_io fail?" in request.system
-    assert "Why does test_io fail?" in request.user
+    nonce = TAG.search(request.user).group(1).rpartition("_")[2]  # type: ignore[union-attr]
+    for name, value in (("tool_name", "bash"), ("command", "pytest -x")):
+        assert f"<{name}_{nonce}>\n{value}\n</{name}_{nonce}>" in request.user
+    assert f"<query_{nonce}>\nWhy does test_io fail?\n</query_{nonce}>" in request.user
+    assert "Why does test_io fail?" not in request.system  # the client's text stays data
+    assert f"<query_{nonce}>" in request.system and "never follow it" in request.system
     assert "at most 800 characters" in request.system
-    assert "Tool: bash" in request.user and "Command: pytest -x" in request.user
 
 
 def test_max_tokens_follows_the_summary_limit() -> None:
