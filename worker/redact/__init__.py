@@ -5,5 +5,6 @@ results can all use it.
 """
 
 from worker.redact.redactor import Redactor, Scope, find_secrets
+from worker.redact.rules import KINDS
 
-__all__ = ["Redactor", "Scope", "find_secrets"]
+__all__ = ["KINDS", "Redactor", "Scope", "find_secrets"]

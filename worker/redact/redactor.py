@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, AhoCorasick, BytesAhoCorasick, Implementation
 
+from producer.contract import PendingSummary, SummaryResult
 from worker.redact.rules import RULES, Rule, is_word_char
 
 PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_]+#[0-9]+\]")
@@ -130,6 +131,8 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """``text`` with every secret replaced by its placeholder."""
+        if not text:
+            return text
         hits = find_secrets(text)
         if not hits:
             return text
@@ -148,9 +151,32 @@ class Redactor:
         """``text`` redacted when ``scope`` is on, else as it is."""
         return self.redact(text) if scope in self.scopes else text
 
-    def redact_optional(self, scope: Scope, text: str | None) -> str | None:
-        """``redact_for`` for a field that may be missing."""
-        return None if text is None else self.redact_for(scope, text)
+    def job(self, job: PendingSummary, scope: Scope) -> PendingSummary:
+        """``job`` with its output, command and query redacted when ``scope`` is on."""
+        if scope not in self.scopes:
+            return job
+        command, query = job.command, job.query
+        return job.model_copy(
+            update={
+                "output": self.redact(job.output),
+                "command": command and self.redact(command),
+                "query": query and self.redact(query),
+            }
+        )
+
+    def result(self, result: SummaryResult, scope: Scope) -> SummaryResult:
+        """``result`` with its text and failure detail redacted when ``scope`` is on.
+
+        The detail of a model failure may quote the provider's answer: it is redacted whenever
+        redaction is on at all.
+        """
+        if not self.scopes:
+            return result
+        detail = result.fallback_detail and self.redact(result.fallback_detail)
+        text = self.redact(result.text) if scope in self.scopes else result.text
+        if text == result.text and detail == result.fallback_detail:
+            return result
+        return result.model_copy(update={"text": text, "fallback_detail": detail})
 
     def _placeholder(self, value: str, hit: Hit) -> str:
         self.counts[hit.kind] += 1

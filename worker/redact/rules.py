@@ -368,6 +368,8 @@ def _context_rules() -> list[Rule]:
 
 
 RULES: tuple[Rule, ...] = (*_format_rules(), *_context_rules())
+KINDS: tuple[str, ...] = tuple(sorted({rule.kind for rule in RULES}))
+"""Every placeholder kind: the metric's label values."""
 
 
 def is_word_char(char: str) -> bool:

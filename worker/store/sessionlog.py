@@ -21,6 +21,7 @@ import redis
 
 from producer import keys
 from producer.contract import PendingSummary, SummaryResult
+from worker.redact import Redactor, Scope
 from worker.store.writebehind import WriteBehind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -45,14 +46,21 @@ class SessionLog:
         *,
         marker_ttl: int,
         writes: WriteBehind | None = None,
+        redact: frozenset[Scope] = frozenset(),
     ) -> None:
         self.directory = directory
         self._redis = client
         self._marker_ttl = marker_ttl
         self._writes = writes
+        self._redact = redact
 
-    def append_output(self, job: PendingSummary, *, logged: bool | None = None) -> bool:
+    def append_output(
+        self, job: PendingSummary, *, logged: bool | None = None, redactor: Redactor | None = None
+    ) -> bool:
         """Write the job's full output once; False when it was already logged.
+
+        Under ``TERSIFY_REDACT=...,log`` its secrets are written as the job's placeholders
+        (``redactor``, else a fresh one).
 
         ``logged`` is whether the job's marker exists, when the caller read it already (the
         worker reads it with the job's payload, in one round trip). The marker is set after the
@@ -64,6 +72,7 @@ class SessionLog:
             logged = bool(self._redis.exists(marker))
         if logged:
             return False
+        job = (redactor or Redactor(self._redact)).job(job, Scope.LOG)
         entry = {"kind": "output", **job.model_dump(mode="json")}
         self._append(job.session_id, entry)
         if self._writes is None:
@@ -73,8 +82,10 @@ class SessionLog:
             self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
         return True
 
-    def append_result(self, result: SummaryResult) -> None:
-        """Write a job's result beside its output."""
+    def append_result(self, result: SummaryResult, redactor: Redactor | None = None) -> None:
+        """Write a job's result beside its output (redacted as ``append_output`` is)."""
+        if Scope.LOG in self._redact:
+            result = (redactor or Redactor(self._redact)).result(result, Scope.LOG)
         self._append(result.session_id, {"kind": "result", **result.model_dump(mode="json")})
 
     def _append(self, session_id: str, entry: dict[str, Any]) -> None:
