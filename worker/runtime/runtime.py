@@ -71,6 +71,8 @@ class Runtime:
             marker_ttl=settings.result_ttl_seconds,
             writes=writes,
             redact=Scope.parse(settings.redact),
+            max_bytes=settings.session_log_max_bytes,
+            retention_days=settings.session_log_retention_days,
         )
         scheduler = Scheduler(gate, settings)
         cache = ResultCache(settings.cache_ttl_seconds, writes)
