@@ -1,6 +1,6 @@
 """The session log: one JSONL file per session holding every full tool output and every result.
 
-A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS.jsonl`` (``~`` is
+A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
 never part of a session file's name) and a new one started; files untouched for
 ``retention_days`` are deleted by ``prune``; ``forget`` deletes a session's files at once.
 
@@ -153,11 +153,21 @@ class SessionLog:
     def _rotate(self, path: Path, fd: int) -> int:
         """Rename the full file (still locked) aside; the new file, locked, in its place."""
         if os.path.samestat(os.fstat(fd), path.stat()):  # nobody rotated it meanwhile
-            path.rename(path.with_name(f"{path.stem}~{time.time_ns() // 1_000_000}{path.suffix}"))
+            path.rename(_rotated_name(path))
         os.close(fd)
         fd = self._open(path)
         fcntl.flock(fd, fcntl.LOCK_EX)
         return fd
+
+
+def _rotated_name(path: Path) -> Path:
+    """A free name for a full file, in rotation order: ``NAME~MILLISECONDS-NNN.jsonl``."""
+    stamp = f"{path.stem}~{time.time_ns() // 1_000_000:013d}"
+    for attempt in range(1000):  # rotations are serialized by the file's lock: a few at most
+        candidate = path.with_name(f"{stamp}-{attempt:03d}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise FileExistsError(f"no free rotated name for {path.name}")
 
 
 def read_entries(path: Path) -> Iterator[dict[str, Any]]:
