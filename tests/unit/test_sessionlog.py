@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from producer.contract import PendingSummary
 from tests import fakesecrets
 from worker.redact import Redactor, Scope
-from worker.store.sessionlog import SessionLog, read_entries, session_file
+from worker.store.sessionlog import (
+    SessionLog,
+    forget_files,
+    read_entries,
+    session_file,
+    session_files,
+)
 
 DAY = 86_400.0
 
@@ -41,7 +47,7 @@ def test_a_log_past_its_size_rotates_and_every_entry_is_kept_once(
     jobs = [job("s1", "x" * size) for size in sizes]
     for each in jobs:
         log.append_output(each)
-    files = log.files("s1")
+    files = session_files(directory, "s1")
     assert files[-1] == session_file(directory, "s1")
     lines = [e["job_id"] for path in files for e in read_entries(path)]
     assert sorted(lines) == sorted(each.job_id for each in jobs)
@@ -70,9 +76,9 @@ def test_forget_deletes_a_sessions_files_and_only_those(
     for index in range(6):
         log.append_output(job("gone", "y" * 3000 + str(index)))
     log.append_output(job("gone.kept", "z" * 100))
-    assert len(log.files("gone")) == 6
-    assert log.forget("gone") == 6
-    assert log.files("gone") == []
+    assert len(session_files(tmp_path, "gone")) == 6
+    assert forget_files(tmp_path, "gone") == 6
+    assert session_files(tmp_path, "gone") == []
     assert [p.name for p in tmp_path.iterdir()] == [session_file(tmp_path, "gone.kept").name]
 
 

@@ -2,7 +2,7 @@
 
 A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
 never part of a session file's name) and a new one started; files untouched for
-``retention_days`` are deleted by ``prune``; ``forget`` deletes a session's files at once.
+``retention_days`` are deleted by ``prune``; ``forget_files`` deletes a session's files at once.
 
 Appends are single ``write`` calls on an ``O_APPEND`` descriptor under an exclusive ``flock``,
 so several worker processes can append to one session's file. An output is written at most once
@@ -98,20 +98,6 @@ class SessionLog:
             result = (redactor or Redactor(self._redact)).result(result, Scope.LOG)
         self._append(result.session_id, {"kind": "result", **result.model_dump(mode="json")})
 
-    def files(self, session_id: str) -> list[Path]:
-        """A session's log files on this host: the current one and the rotated ones."""
-        path = session_file(self.directory, session_id)
-        rotated = sorted(path.parent.glob(f"{glob.escape(path.stem)}~*{path.suffix}"))
-        return [*rotated, *([path] if path.exists() else [])]
-
-    def forget(self, session_id: str) -> int:
-        """Delete a session's log files on this host; how many went."""
-        removed = 0
-        for path in self.files(session_id):
-            path.unlink(missing_ok=True)
-            removed += 1
-        return removed
-
     def prune(self, now: float | None = None) -> int:
         """Delete the log files untouched for ``retention_days`` (0: keep all); how many went."""
         if self._retention_seconds <= 0 or not self.directory.is_dir():
@@ -158,6 +144,22 @@ class SessionLog:
         fd = self._open(path)
         fcntl.flock(fd, fcntl.LOCK_EX)
         return fd
+
+
+def session_files(directory: Path, session_id: str) -> list[Path]:
+    """A session's log files under ``directory``: the rotated ones, oldest first, the current."""
+    path = session_file(directory, session_id)
+    rotated = sorted(path.parent.glob(f"{glob.escape(path.stem)}~*{path.suffix}"))
+    return [*rotated, *([path] if path.exists() else [])]
+
+
+def forget_files(directory: Path, session_id: str) -> int:
+    """Delete a session's log files under ``directory``; how many went."""
+    removed = 0
+    for path in session_files(directory, session_id):
+        path.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 def _rotated_name(path: Path) -> Path:
