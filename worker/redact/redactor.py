@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, AhoCorasick, BytesAhoCorasick, Implementation
 
 from producer.contract import PendingSummary, SummaryResult
-from worker.redact.rules import RULES, Rule, is_word_char
+from worker.redact.rules import RULES, WORD_CHARS, Rule
 
 PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_]+#[0-9]+\]")
 
@@ -34,8 +34,7 @@ class Scope(StrEnum):
         return frozenset(cls(name) for name in names - {"off"})
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """One secret's place in a text and its kind."""
 
     start: int
@@ -82,8 +81,8 @@ def _hit(rule: Rule, text: str, at: int) -> Hit | None:
     if start < 0 or end <= start:
         return None
     if rule.bounded and (
-        (start > 0 and is_word_char(text[start - 1]))
-        or (end < len(text) and is_word_char(text[end]))
+        (start > 0 and text[start - 1] in WORD_CHARS)
+        or (end < len(text) and text[end] in WORD_CHARS)
     ):
         return None
     if rule.adjust is not None:
@@ -107,7 +106,7 @@ def find_secrets(text: str) -> list[Hit]:
     for hit in hits:
         if kept and hit.start < kept[-1].end:
             continue
-        if PLACEHOLDER.fullmatch(text, hit.start, hit.end):
+        if text[hit.start] == "[" and PLACEHOLDER.fullmatch(text, hit.start, hit.end):
             continue
         kept.append(hit)
     return kept
