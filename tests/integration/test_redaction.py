@@ -14,7 +14,7 @@ from producer.compaction import CompactionMethod
 from producer.contract import Method
 from producer.settings import Settings
 from tests import fakesecrets
-from tests.fakemodel import FakeModelServer
+from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env
 from worker.processes.worker_process import WorkerProcess
 
@@ -47,7 +47,7 @@ def test_no_secret_of_an_output_reaches_the_model_and_the_summary_comes_back(
     settings: Settings,
 ) -> None:
     output, secrets = leaky_output(11)
-    start_worker(**provider_env(fake_model, provider), redact="model,log")
+    worker = start_worker(**provider_env(fake_model, provider), redact="model,log")
     result = producer.submit(
         session_id="leaky", tool_name="bash", command="env; cat .env", output=output
     ).wait(30)
@@ -58,6 +58,18 @@ def test_no_secret_of_an_output_reaches_the_model_and_the_summary_comes_back(
     assert leaked(sent, secrets) == []
     logs = [p.read_text() for p in Path(settings.session_log_dir).glob("*.jsonl")]
     assert logs and leaked(logs, secrets) == []
+    assert leaked([worker.log()], secrets) == []
+
+
+def test_a_model_error_that_echoes_the_request_leaks_no_secret_into_the_result(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    output, secrets = leaky_output(14)
+    fake_model.set_default(status(400, message=output[:3000]))  # a provider quoting its input
+    worker = start_worker(**provider_env(fake_model, "anthropic"), model_max_attempts="1")
+    result = producer.submit(session_id="leaky-e", tool_name="bash", output=output).wait(30)
+    assert result.method is Method.FALLBACK and "[secret:" in (result.fallback_detail or "")
+    assert leaked([result.fallback_detail or "", worker.log()], secrets) == []
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
