@@ -2,7 +2,8 @@
 
 Jobs are keyed by job id, not session, so the session's jobs are found by scanning the job
 records (``tersify:job:*``, which name their session and payload) and the stored results
-(``tersify:result:*``, ``tersify:late:*``, ``tersify:compaction:*``, which outlive them). A
+(``tersify:result:*``, ``tersify:late:*``, ``tersify:compaction:*``, which outlive them); spilled
+full texts (``tersify:spill:*``) name their session too. A
 stored output shared with another session's job (the same bytes, the same digest) is kept for
 that job. Summaries in the summary cache are keyed by content, not session, and are left to
 expire (``TERSIFY_CACHE_TTL_SECONDS``). A job still queued or running when the session is
@@ -118,6 +119,20 @@ def _compactions(client: redis.Redis, session_id: str) -> set[str]:
     return found
 
 
+def _spills(client: redis.Redis, session_id: str) -> set[str]:
+    """The full texts the inline ``truncate`` spilled for the session."""
+    found: set[str] = set()
+    for page in _pages(client, keys.spill("*")):
+        with client.pipeline(transaction=False) as pipe:
+            for key in page:
+                pipe.hget(key, "session_id")
+            owners = pipe.execute()
+        found |= {
+            key for key, owner in zip(page, owners, strict=True) if _text(owner) == session_id
+        }
+    return found
+
+
 def _gate_members(client: redis.Redis, session_id: str) -> dict[str, list[bytes]]:
     """The session's members of the gate's global sets (``"{session}\\n{job}"``)."""
     mark = f"{session_id}\n".encode()
@@ -148,7 +163,7 @@ def forget_session(client: redis.Redis, session_id: str) -> Forgotten:
         job_id = next(key[len(p) :] for p in result_prefix if key.startswith(p))
         jobs.add(job_id)
     digests |= {_text(d) or "" for d in _many(client.smembers(keys.session_payloads(session_id)))}
-    doomed = {*results, keys.session_payloads(session_id)}
+    doomed = {*results, *_spills(client, session_id), keys.session_payloads(session_id)}
     doomed |= {keys.payload(d) for d in digests - shared}
     for job_id in jobs:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}

@@ -11,6 +11,7 @@ import redis
 from producer.client import Producer
 from producer.contract import Queue
 from producer.settings import Settings
+from producer.spill import SpillStore
 from tests.helpers import tersify, wait_for
 from tests.integration.test_api import SCOPED, ApiServer, client, start_api  # noqa: F401
 from tests.integration.test_compaction_jobs import openai_history
@@ -63,9 +64,10 @@ def use_session(producer: Producer, session_id: str, *, extra: str = "") -> set[
     compaction.wait(30)
     producer.gate.hold_input(session_id, "a message typed while a job ran")
     jobs = {handle.job_id for handle in handles} | {compaction.job_id}
+    client = producer_redis(producer)
+    SpillStore(client, ttl_seconds=600).save(session_id, "a long output the inline cut spilled")
     # A worker acknowledges a message just after storing its result: wait for the acks.
     unacked = f"{session_id} messages acknowledged"
-    client = producer_redis(producer)
     wait_for(lambda: not traces(client, jobs, {"unacked"}), unacked)
     client.close()
     return jobs
