@@ -46,7 +46,7 @@ class Hit(NamedTuple):
 def _automaton() -> tuple[AhoCorasick, BytesAhoCorasick, list[tuple[Rule, ...]]]:
     """Automata over every rule's anchors (for text, for ASCII bytes), the rules by anchor index.
 
-    The DFA is the fastest of the crate's automata for a few hundred anchors (about 3 ms/MB).
+    The DFA is the fastest of the crate's automata for a few hundred anchors (a few ms per MB).
     """
     by_anchor: dict[str, list[Rule]] = {}
     for rule in RULES:
