@@ -13,9 +13,10 @@ from redis.backoff import ExponentialBackoff
 
 from producer import keys, payloads
 from producer.classify import classify
-from producer.client import parse_result
+from producer.client import parse_result, redis_client
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
+from producer.forget import Forgotten, forget_session
 from producer.gate import AsyncSessionGate
 from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
 from producer.publisher import Publisher
@@ -227,6 +228,16 @@ class AsyncProducer:
         if raw is None:
             raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
         return parse_result(raw)
+
+    async def forget(self, session_id: str) -> Forgotten:
+        """``Producer.forget``: delete everything Redis holds for a session (in a thread)."""
+        client = redis_client(self.settings)
+        try:
+            return await asyncio.to_thread(forget_session, client, session_id)
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not forget: {type(exc).__name__}") from None
+        finally:
+            client.close()
 
     async def close(self) -> None:
         """Close connections."""

@@ -21,6 +21,7 @@ from producer.errors import (
     RedisUnavailableError,
     ResultTimeoutError,
 )
+from producer.forget import Forgotten, forget_session
 from producer.gate import SessionGate
 from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
 from producer.publisher import Publisher
@@ -245,12 +246,27 @@ class Producer:
                     job.session_id,
                     ex=self.settings.result_ttl_seconds,
                 )
+                pipe.sadd(keys.session_payloads(job.session_id), digest)
+                pipe.expire(
+                    keys.session_payloads(job.session_id), self.settings.payload_ttl_seconds
+                )
                 pipe.execute()
         except redis.RedisError as exc:
             raise RedisUnavailableError(f"could not store the job: {type(exc).__name__}") from None
         message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
         self._publisher.publish(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
         return CompactionHandle(job.job_id, self)
+
+    def forget(self, session_id: str) -> Forgotten:
+        """Delete everything Redis holds for a session: jobs, outputs, results, gate, held input.
+
+        The session's log files live on the worker hosts: ``tersify forget`` there (or the
+        HTTP API's ``DELETE /v1/sessions/{id}``) deletes them too.
+        """
+        try:
+            return forget_session(self._redis, session_id)
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not forget: {type(exc).__name__}") from None
 
     def wait_compaction(self, job_id: str, timeout: float = 120.0) -> CompactionResult:
         """Block until a compaction result is stored; ``ResultTimeoutError`` after ``timeout``."""

@@ -64,6 +64,11 @@ def compaction_job(job_id: str) -> str:
     return f"{PREFIX}compaction-job:{job_id}"
 
 
+def session_payloads(session_id: str) -> str:
+    """Set of the digests of a session's stored conversations (compaction jobs): for forget."""
+    return f"{PREFIX}session:{session_id}:payloads"
+
+
 def compaction_result(job_id: str) -> str:
     """One-element list holding a compaction job's result JSON."""
     return f"{PREFIX}compaction:{job_id}"

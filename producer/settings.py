@@ -99,6 +99,20 @@ class Settings(BaseSettings):
         description="Queue entries over this are dead-lettered unparsed (a job is 1–2 KB).",
     )
     session_log_dir: Path = Field(Path(".tersify/sessions"), description="Per-session JSONL logs.")
+    session_log_max_bytes: int = Field(
+        64 * 1024 * 1024, ge=4096, description="A session log past this rotates to a numbered file."
+    )
+    session_log_retention_days: float = Field(
+        30.0, ge=0, description="Session log files untouched this long are deleted; 0: kept."
+    )
+
+    # Redaction (owned by worker/redact/)
+    redact: str = Field(
+        "model",
+        pattern=r"^\s*(off|(model|log|result)(\s*,\s*(model|log|result))*)\s*$",
+        description="Where secrets become placeholders: model requests (`model`), the session log "
+        "(`log`), results (`result`), comma-separated; `off`.",
+    )
 
     # Worker
     worker_pool: Literal["threads", "prefork", "solo", "gevent"] = Field(

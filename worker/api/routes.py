@@ -17,6 +17,7 @@ from producer.client import Producer
 from producer.compaction import CompactionResult
 from producer.contract import Method, SessionId, SummaryResult
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
+from producer.forget import Forgotten
 from producer.gate import GateStatus
 from producer.settings import Settings
 from producer.spill import SpillRange, SpillStore
@@ -30,6 +31,7 @@ from worker.api.bodies import (
     SummaryRequest,
 )
 from worker.api.problems import ApiProblem, documented
+from worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")
 
@@ -280,3 +282,18 @@ async def read_spill(
             raise ApiProblem("not_found", f"no spilled output {ref!r} (unknown or expired)")
         owner = str(found)
     return await asyncio.to_thread(store.read_spill, ref, offset, limit, session_id=owner)
+
+
+@router.delete(
+    "/sessions/{session_id:path}",
+    response_model=Forgotten,
+    summary="Forget a session: its data in Redis and its log files on this host",
+    responses=documented(*_AUTH, "forbidden_session", "invalid_request", *_REDIS),
+)
+async def forget_session(session_id: SessionPath, caller: Caller, request: Request) -> Forgotten:
+    """Delete the session's jobs, outputs, results, gate state, held input and log files."""
+    caller.check(session_id)
+    report = await _producer(request).forget(session_id)
+    directory = request.app.state.settings.session_log_dir
+    report.log_files = await asyncio.to_thread(forget_files, directory, session_id)
+    return report

@@ -21,6 +21,8 @@ from worker.runtime.heartbeat import clear as clear_heartbeat
 from worker.runtime.logconfig import configure_logging
 from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
 
+PRUNE_SECONDS = 3600.0
+
 
 def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     """Start every periodic chore of a worker process, once, on its scheduler."""
@@ -29,6 +31,7 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started))
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
+    rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune)  # session log retention
     start_metrics(rt.settings, rt.redis, pool)
 
 

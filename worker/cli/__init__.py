@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.compact",
     "worker.cli.demo",
     "worker.cli.eval",
+    "worker.cli.forget",
     "worker.cli.gate",
     "worker.cli.reprocess",
     "worker.cli.status",

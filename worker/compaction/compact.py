@@ -26,6 +26,7 @@ from producer.errors import ProviderError
 from worker.compaction.messages import Role, Turn, parse, text_turn
 from worker.compaction.pairs import repair, sanitize_slice
 from worker.compaction.prompt import DEFAULT_MAX_INPUT_CHARS, DEFAULT_MAX_TOKENS, build_request
+from worker.compaction.redaction import for_model
 from worker.compaction.summary import (
     fallback_summary,
     finish,
@@ -35,6 +36,7 @@ from worker.compaction.summary import (
 )
 from worker.model.providers.base import Completion, ModelRequest, Provider
 from worker.model.tokens import estimate_tokens
+from worker.redact import Redactor, Scope
 
 DEFAULT_MAX_SUMMARY_CHARS = 16_000
 
@@ -116,12 +118,14 @@ def compact(
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS,
+    redactor: Redactor | None = None,
 ) -> CompactionResult:
     """Replace the unprotected middle of ``job.messages`` by one summary message.
 
     Uses ``provider`` when there is one and it answers in time; otherwise (no provider, a
     ``ProviderError``, an empty or oversized answer, a passed deadline) an extractive fallback.
     Earlier summary messages in the list are folded into the new one, so banners never stack.
+    The model sees the middle with its secrets as placeholders (``redactor``, else model-only).
     """
     started = utcnow()
     conversation = parse(job.messages, job.shape)
@@ -134,9 +138,8 @@ def compact(
         summary = _Summary("", CompactionMethod.PASSTHROUGH)
     else:
         previous = _fold(job.previous_summary, earlier)
-        request = build_request(
-            middle, previous, max_input_chars=max_input_chars, max_tokens=max_tokens
-        )
+        sent = for_model(middle, previous, redactor or Redactor(frozenset({Scope.MODEL})))
+        request = build_request(*sent, max_input_chars=max_input_chars, max_tokens=max_tokens)
         budget = min(timeout, (job.deadline - utcnow()).total_seconds())
         summary = _summarize(provider, request, budget, max_summary_chars, middle, previous, live)
         note = text_turn(Role.USER, summary.text, conversation)

@@ -12,6 +12,8 @@ from producer.errors import InvalidJobError
 from producer.wire import parse_compaction_message
 from worker.compaction.compact import compact
 from worker.jobs.deadletter import dead_letter
+from worker.metrics import jobs as metrics
+from worker.redact import Redactor, Scope
 from worker.runtime.runtime import Runtime
 
 log = structlog.get_logger("tersify.compaction")
@@ -35,7 +37,10 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
         return None
     try:
         job = CompactionJob.model_validate_json(payloads.decode(blob))
-        result = compact(job, rt.compaction_provider, timeout=rt.settings.model_timeout_seconds * 2)
+        redactor = Redactor(Scope.parse(rt.settings.redact))
+        timeout = rt.settings.model_timeout_seconds * 2
+        result = compact(job, rt.compaction_provider, timeout=timeout, redactor=redactor)
+        metrics.count_redactions(redactor.counts)
     except (ValidationError, InvalidJobError) as exc:
         dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None

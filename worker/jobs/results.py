@@ -12,6 +12,7 @@ import structlog
 from producer.contract import PendingSummary, SummaryResult, ToolType, utcnow
 from producer.gate import CompletionOutcome
 from worker.metrics import jobs as metrics
+from worker.redact import Redactor, Scope
 from worker.runtime.runtime import Runtime
 from worker.summarize.summarizer import Outcome
 
@@ -44,16 +45,30 @@ def make_result(
     )
 
 
-def log_output(rt: Runtime, job: PendingSummary, *, logged: bool | None = None) -> None:
+def log_output(
+    rt: Runtime,
+    job: PendingSummary,
+    *,
+    logged: bool | None = None,
+    redactor: Redactor | None = None,
+) -> None:
     """Append the full output to the session log; a failing disk degrades, never fails the job."""
     try:
-        rt.session_log.append_output(job, logged=logged)
+        rt.session_log.append_output(job, logged=logged, redactor=redactor)
     except OSError as exc:
         log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
 
 
-def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOutcome:
-    """Store the result, release the job's hold and wake waiters, in one atomic step."""
+def store(
+    rt: Runtime, result: SummaryResult, token: int | None, redactor: Redactor | None = None
+) -> CompletionOutcome:
+    """Store the result, release the job's hold and wake waiters, in one atomic step.
+
+    Under ``TERSIFY_REDACT=...,result`` the stored text has the job's placeholders
+    (``redactor``, else a fresh one) for its secrets; the redactions are counted here.
+    """
+    redactor = redactor or Redactor(Scope.parse(rt.settings.redact))
+    result = redactor.result(result, Scope.RESULT)
     completion = rt.gate.complete(
         result.job_id,
         result.model_dump_json(),
@@ -76,7 +91,8 @@ def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOu
     )
     if completion is CompletionOutcome.APPLIED:
         try:
-            rt.session_log.append_result(result)
+            rt.session_log.append_result(result, redactor)
         except OSError as exc:
             log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
+    metrics.count_redactions(redactor.counts)
     return completion

@@ -22,6 +22,7 @@ from producer.errors import InvalidJobError, ProviderError
 from producer.wire import parse_message, rebuild_job
 from worker.jobs.deadletter import dead_letter
 from worker.jobs.results import log_output, make_result, store
+from worker.redact import Redactor, Scope
 from worker.runtime.runtime import Runtime
 from worker.summarize.cache import cache_key
 from worker.summarize.summarizer import Outcome, fallback_outcome, summarize
@@ -64,21 +65,26 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
-        log_output(rt, job, logged=bool(logged))
+        redactor = Redactor(Scope.parse(rt.settings.redact))  # one job, one set of placeholders
+        log_output(rt, job, logged=bool(logged), redactor=redactor)
         tool_type = classify(job.tool_name, job.command, job.output)
         hit = rt.cache.parse(cached[0]) if cached else None
-        outcome = hit or summarize_cached(rt, job, tool_type, key)
+        outcome = hit or summarize_cached(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
-        store(rt, result, message.gate_token)
+        store(rt, result, message.gate_token, redactor)
         return result
 
 
 def summarize_cached(
-    rt: Runtime, job: PendingSummary, tool_type: ToolType, key: str | None
+    rt: Runtime,
+    job: PendingSummary,
+    tool_type: ToolType,
+    key: str | None,
+    redactor: Redactor | None = None,
 ) -> Outcome:
     """A fresh summary, remembered under ``key`` (when caching) if the model wrote it."""
     try:
-        outcome = summarize(job, tool_type, rt.routes, rt.settings)
+        outcome = summarize(job, tool_type, rt.routes, rt.settings, redactor)
     except Exception as exc:  # a bug must still end in a result, never a stuck session
         log.exception("summarize_crashed", error=str(exc))
         error = ProviderError(FallbackReason.INTERNAL_ERROR, type(exc).__name__)

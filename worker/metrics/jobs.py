@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import redis
@@ -24,6 +25,7 @@ from producer.gate import CompletionOutcome
 from producer.settings import Settings
 from worker.metrics.state import STATE_GAUGES, StateCollector
 from worker.model.pricing import cost
+from worker.redact import KINDS
 from worker.store.writebehind import WriteBehind
 
 log = structlog.get_logger("tersify.metrics")
@@ -105,6 +107,15 @@ GATE_HOLD = Histogram(
     registry=REGISTRY,
 )
 
+REDACTIONS = Counter(
+    "tersify_redactions",
+    "Secrets replaced by placeholders, by kind (aws_access_key, password, jwt, ...).",
+    ["kind"],
+    registry=REGISTRY,
+)
+for _kind in KINDS:
+    REDACTIONS.labels(_kind)
+
 JOB_METRICS = (
     JOBS,
     JOB_DURATION,
@@ -117,6 +128,7 @@ JOB_METRICS = (
     CACHE_HITS,
     DEAD_LETTERS,
     GATE_HOLD,
+    REDACTIONS,
 )
 
 
@@ -146,6 +158,12 @@ def observe(
     if result.provider and result.model and result.method is Method.LLM:
         _count_tokens(settings, result)
     _remember(writes, settings, result, queue)
+
+
+def count_redactions(counts: Mapping[str, int]) -> None:
+    """Count one job's redactions by kind (the kind is a rule's name, never a value)."""
+    for kind, count in counts.items():
+        REDACTIONS.labels(kind).inc(count)
 
 
 def _count_tokens(settings: Settings, result: SummaryResult) -> None:

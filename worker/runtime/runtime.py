@@ -20,6 +20,7 @@ from worker.model.guard import CallGuard
 from worker.model.providers import make_provider
 from worker.model.providers.base import Provider
 from worker.model.ratelimit import RateLimiter
+from worker.redact import Scope
 from worker.runtime.scheduler import Scheduler
 from worker.store.sessionlog import SessionLog
 from worker.store.writebehind import WriteBehind
@@ -69,6 +70,9 @@ class Runtime:
             client,
             marker_ttl=settings.result_ttl_seconds,
             writes=writes,
+            redact=Scope.parse(settings.redact),
+            max_bytes=settings.session_log_max_bytes,
+            retention_days=settings.session_log_retention_days,
         )
         scheduler = Scheduler(gate, settings)
         cache = ResultCache(settings.cache_ttl_seconds, writes)

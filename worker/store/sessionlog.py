@@ -1,5 +1,9 @@
 """The session log: one JSONL file per session holding every full tool output and every result.
 
+A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
+never part of a session file's name) and a new one started; files untouched for
+``retention_days`` are deleted by ``prune``; ``forget_files`` deletes a session's files at once.
+
 Appends are single ``write`` calls on an ``O_APPEND`` descriptor under an exclusive ``flock``,
 so several worker processes can append to one session's file. An output is written at most once
 per job id: a Redis marker is set after the line is on disk, so a crash between the two can
@@ -9,10 +13,12 @@ repeat a line but never lose one; readers de-duplicate by ``(kind, job_id)``.
 from __future__ import annotations
 
 import fcntl
+import glob
 import hashlib
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +27,7 @@ import redis
 
 from producer import keys
 from producer.contract import PendingSummary, SummaryResult
+from worker.redact import Redactor, Scope
 from worker.store.writebehind import WriteBehind
 
 _KEPT = re.compile(r"[A-Za-z0-9_-]")
@@ -64,14 +71,25 @@ class SessionLog:
         *,
         marker_ttl: int,
         writes: WriteBehind | None = None,
+        redact: frozenset[Scope] = frozenset(),
+        max_bytes: int = 64 * 1024 * 1024,
+        retention_days: float = 0.0,
     ) -> None:
         self.directory = directory
         self._redis = client
         self._marker_ttl = marker_ttl
         self._writes = writes
+        self._redact = redact
+        self._max_bytes = max_bytes
+        self._retention_seconds = retention_days * 86_400
 
-    def append_output(self, job: PendingSummary, *, logged: bool | None = None) -> bool:
+    def append_output(
+        self, job: PendingSummary, *, logged: bool | None = None, redactor: Redactor | None = None
+    ) -> bool:
         """Write the job's full output once; False when it was already logged.
+
+        Under ``TERSIFY_REDACT=...,log`` its secrets are written as the job's placeholders
+        (``redactor``, else a fresh one).
 
         ``logged`` is whether the job's marker exists, when the caller read it already (the
         worker reads it with the job's payload, in one round trip). The marker is set after the
@@ -83,6 +101,7 @@ class SessionLog:
             logged = bool(self._redis.exists(marker))
         if logged:
             return False
+        job = (redactor or Redactor(self._redact)).job(job, Scope.LOG)
         entry = {"kind": "output", **job.model_dump(mode="json")}
         self._append(job.session_id, entry)
         if self._writes is None:
@@ -92,26 +111,84 @@ class SessionLog:
             self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
         return True
 
-    def append_result(self, result: SummaryResult) -> None:
-        """Write a job's result beside its output."""
+    def append_result(self, result: SummaryResult, redactor: Redactor | None = None) -> None:
+        """Write a job's result beside its output (redacted as ``append_output`` is)."""
+        if Scope.LOG in self._redact:
+            result = (redactor or Redactor(self._redact)).result(result, Scope.LOG)
         self._append(result.session_id, {"kind": "result", **result.model_dump(mode="json")})
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete the log files untouched for ``retention_days`` (0: keep all); how many went."""
+        if self._retention_seconds <= 0 or not self.directory.is_dir():
+            return 0
+        oldest = (time.time() if now is None else now) - self._retention_seconds
+        removed = 0
+        for path in self.directory.glob("*.jsonl"):  # one pass over the directory: bounded
+            try:
+                if path.stat().st_mtime < oldest:
+                    path.unlink()
+                    removed += 1
+            except FileNotFoundError:
+                continue  # another worker pruned it first
+        return removed
 
     def _append(self, session_id: str, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
         path = session_file(self.directory, session_id)
-        try:
-            fd = os.open(path, _APPEND, 0o640)
-        except FileNotFoundError:  # the first write, or the directory was removed: make it
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, _APPEND, 0o640)
+        fd = self._open(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_size and os.fstat(fd).st_size + len(line) > self._max_bytes:
+                fd = self._rotate(path, fd)
             view = memoryview(line)
             while view:  # a short write on a full disk must not leave half a line unnoticed
                 written = os.write(fd, view)
                 view = view[written:]
         finally:
             os.close(fd)  # closing releases the lock
+
+    @staticmethod
+    def _open(path: Path) -> int:
+        try:
+            return os.open(path, _APPEND, 0o640)
+        except FileNotFoundError:  # the first write, or the directory was removed: make it
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(path, _APPEND, 0o640)
+
+    def _rotate(self, path: Path, fd: int) -> int:
+        """Rename the full file (still locked) aside; the new file, locked, in its place."""
+        if os.path.samestat(os.fstat(fd), path.stat()):  # nobody rotated it meanwhile
+            path.rename(_rotated_name(path))
+        os.close(fd)
+        fd = self._open(path)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+
+def session_files(directory: Path, session_id: str) -> list[Path]:
+    """A session's log files under ``directory``: the rotated ones, oldest first, the current."""
+    path = session_file(directory, session_id)
+    rotated = sorted(path.parent.glob(f"{glob.escape(path.stem)}~*{path.suffix}"))
+    return [*rotated, *([path] if path.exists() else [])]
+
+
+def forget_files(directory: Path, session_id: str) -> int:
+    """Delete a session's log files under ``directory``; how many went."""
+    removed = 0
+    for path in session_files(directory, session_id):
+        path.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
+def _rotated_name(path: Path) -> Path:
+    """A free name for a full file, in rotation order: ``NAME~MILLISECONDS-NNN.jsonl``."""
+    stamp = f"{path.stem}~{time.time_ns() // 1_000_000:013d}"
+    for attempt in range(1000):  # rotations are serialized by the file's lock: a few at most
+        candidate = path.with_name(f"{stamp}-{attempt:03d}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    raise FileExistsError(f"no free rotated name for {path.name}")
 
 
 def read_entries(path: Path) -> Iterator[dict[str, Any]]:

@@ -15,6 +15,7 @@ from worker.model.circuit import OUTAGE_REASONS
 from worker.model.guard import CallGuard
 from worker.model.providers.base import Completion, ModelRequest, Provider
 from worker.model.retry import RetryPolicy, call_with_retries
+from worker.redact import Redactor, Scope
 from worker.shrink.extractive import extract
 from worker.shrink.fallback import fallback_truncate
 from worker.summarize.grounding import check_grounding
@@ -64,12 +65,17 @@ FAILOVER_REASONS = OUTAGE_REASONS | {FallbackReason.CIRCUIT_OPEN, FallbackReason
 
 
 def summarize(
-    job: PendingSummary, tool_type: ToolType, routes: Sequence[Route], settings: Settings
+    job: PendingSummary,
+    tool_type: ToolType,
+    routes: Sequence[Route],
+    settings: Settings,
+    redactor: Redactor | None = None,
 ) -> Outcome:
     """Summarize ``job``: extractive without a route, else the model(s), else the fallback.
 
     ``routes`` is the summary provider, then optionally a failover provider that is tried only
-    when the first one is down (outage, open circuit, exhausted rate limit).
+    when the first one is down (outage, open circuit, exhausted rate limit). The model sees the
+    job as ``redactor`` (else one of ``settings.redact``) leaves it: secrets as placeholders.
     """
     if not routes:
         budget = settings.local_budget_chars
@@ -79,8 +85,9 @@ def summarize(
     if remaining <= 0:
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
+    sent = (redactor or Redactor(Scope.parse(settings.redact))).job(job, Scope.MODEL)
     request = build_request(
-        job,
+        sent,
         tool_type,
         max_input_chars=settings.max_model_input_chars,
         max_summary_chars=settings.max_summary_chars,
@@ -89,7 +96,7 @@ def summarize(
     deadline = time.monotonic() + remaining
     for index, route in enumerate(routes):
         try:
-            return _ask(route, request, job, settings, deadline)
+            return _ask(route, request, sent, settings, deadline)
         except ProviderError as failure:
             error = failure
             if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:

@@ -1,0 +1,34 @@
+"""``tersify forget SESSION``: delete everything held for a session, in Redis and on this host."""
+
+from __future__ import annotations
+
+import argparse
+
+from producer.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``forget`` subcommand."""
+    p = sub.add_parser(
+        "forget", help="delete a session's jobs, outputs, results, held input and log files"
+    )
+    p.add_argument("session")
+    p.add_argument("--json", action="store_true", help="print the counts as JSON")
+    p.set_defaults(run=_forget)
+
+
+def _forget(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import Producer
+    from worker.store.sessionlog import forget_files
+
+    with Producer(settings) as producer:
+        report = producer.forget(args.session)
+    report.log_files = forget_files(settings.session_log_dir, args.session)
+    if args.json:
+        print(report.model_dump_json())
+        return 0
+    print(
+        f"forgot session {report.session_id}: {report.jobs} job(s), {report.redis_keys} Redis "
+        f"key(s), {report.list_entries} list entr(ies), {report.log_files} log file(s)"
+    )
+    return 0

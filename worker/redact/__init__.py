@@ -1,0 +1,10 @@
+"""Redaction: secrets in a text found and replaced by typed placeholders before it leaves the host.
+
+The bottom layer: imports nothing of ``worker``, so the session log, the model requests and the
+results can all use it.
+"""
+
+from worker.redact.redactor import Redactor, Scope, find_secrets
+from worker.redact.rules import KINDS
+
+__all__ = ["KINDS", "Redactor", "Scope", "find_secrets"]
