@@ -169,7 +169,7 @@ def forget_session(client: redis.Redis, session_id: str) -> Forgotten:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}
         doomed |= {keys.logged(job_id), keys.compaction_result(job_id)}
         doomed |= {keys.compaction_job(job_id)}
-    gate = (keys.gate_holds, keys.gate_jobs, keys.gate_held)
+    gate = (keys.gate_holds, keys.gate_jobs, keys.gate_held, keys.gate_held_bytes)
     doomed |= {key(session_id) for key in gate}
     members = _gate_members(client, session_id)
     with client.pipeline(transaction=False) as pipe:
