@@ -19,6 +19,7 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
 from producer import keys
+from producer.compaction import CompactionMethod, CompactionResult
 from producer.contract import DeadLetterReason, Method, Queue, SummaryResult
 from producer.gate import CompletionOutcome
 from producer.settings import Settings
@@ -105,6 +106,15 @@ GATE_HOLD = Histogram(
     registry=REGISTRY,
 )
 
+COMPACTIONS = Counter(
+    "tersify_compactions",
+    "Compactions finished, by method and why (the fallback or passthrough reason, else none).",
+    ["method", "reason"],
+    registry=REGISTRY,
+)
+for _method in CompactionMethod:  # exported from the start, at 0: rate() works
+    COMPACTIONS.labels(_method.value, "none")
+
 JOB_METRICS = (
     JOBS,
     JOB_DURATION,
@@ -117,6 +127,7 @@ JOB_METRICS = (
     CACHE_HITS,
     DEAD_LETTERS,
     GATE_HOLD,
+    COMPACTIONS,
 )
 
 
@@ -148,7 +159,15 @@ def observe(
     _remember(writes, settings, result, queue)
 
 
-def _count_tokens(settings: Settings, result: SummaryResult) -> None:
+def observe_compaction(settings: Settings, result: CompactionResult) -> None:
+    """Count one finished compaction, and the model's tokens and cost when it was called."""
+    reason = result.fallback_reason or result.passthrough_reason
+    COMPACTIONS.labels(result.method.value, reason.value if reason else "none").inc()
+    if result.provider and result.model:
+        _count_tokens(settings, result)
+
+
+def _count_tokens(settings: Settings, result: SummaryResult | CompactionResult) -> None:
     provider, model = str(result.provider), str(result.model)
     tokens_in, tokens_out = result.input_tokens or 0, result.output_tokens or 0
     TOKENS.labels(provider, model, "in").inc(tokens_in)

@@ -1,4 +1,5 @@
-"""The session log: one JSONL file per session holding every full tool output and every result.
+"""The session log: one JSONL file per session holding every full tool output and every result,
+and the full messages of every compaction.
 
 Appends are single ``write`` calls on an ``O_APPEND`` descriptor under an exclusive ``flock``,
 so several worker processes can append to one session's file. An output is written at most once
@@ -20,6 +21,7 @@ from typing import Any
 import redis
 
 from producer import keys
+from producer.compaction import CompactionJob
 from producer.contract import PendingSummary, SummaryResult
 from worker.store.writebehind import WriteBehind
 
@@ -71,6 +73,15 @@ class SessionLog:
         else:
             ttl = self._marker_ttl
             self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
+        return True
+
+    def append_compaction(self, job: CompactionJob) -> bool:
+        """Write a compaction job's full messages once; False when they were already logged."""
+        marker = keys.logged(job.job_id)
+        if self._redis.exists(marker):
+            return False
+        self._append(job.session_id, {"kind": "compaction", **job.model_dump(mode="json")})
+        self._redis.set(marker, b"1", ex=self._marker_ttl)
         return True
 
     def append_result(self, result: SummaryResult) -> None:
