@@ -18,6 +18,7 @@ from producer.compaction import CompactionResult
 from producer.contract import Method, SessionId, SummaryResult
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.gate import GateStatus
+from producer.pairs import repair_messages
 from producer.settings import Settings
 from producer.spill import SpillRange, SpillStore
 from worker.api.auth import Caller
@@ -27,6 +28,8 @@ from worker.api.bodies import (
     HeldInput,
     HeldMessages,
     JobAccepted,
+    Repaired,
+    RepairRequest,
     SummaryRequest,
 )
 from worker.api.problems import ApiProblem, documented
@@ -260,3 +263,15 @@ async def read_spill(
             raise ApiProblem("not_found", f"no spilled output {ref!r} (unknown or expired)")
         owner = str(found)
     return await asyncio.to_thread(store.read_spill, ref, offset, limit, session_id=owner)
+
+
+@router.post(
+    "/repair",
+    response_model=Repaired,
+    summary="Remove broken tool pairs from a conversation",
+    responses=documented(*_AUTH, "payload_too_large", "invalid_job", "invalid_request"),
+)
+async def repair_conversation(body: RepairRequest, caller: Caller) -> Repaired:
+    """The messages with unanswered calls and orphan results removed; valid ones unchanged."""
+    fixed = await asyncio.to_thread(repair_messages, body.messages, body.shape)
+    return Repaired(messages=fixed, removed=len(body.messages) - len(fixed))
