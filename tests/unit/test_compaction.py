@@ -575,6 +575,7 @@ def test_a_banner_of_another_writer_is_recognized_and_stripped() -> None:
     assert strip_banner(with_banner(FOREIGN)).startswith("## Active Task")
     assert unwrap(f"{FOREIGN}\n\n[END OF SUMMARY]").endswith("ship the parser")
     assert strip_banner("[URGENT] fix the build") == "[URGENT] fix the build"
+    assert strip_banner("[Summary] of the meeting, please") == "[Summary] of the meeting, please"
 
 
 def test_a_foreign_summary_in_the_list_is_folded_in_and_its_banner_never_stacks() -> None:

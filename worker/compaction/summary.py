@@ -56,8 +56,9 @@ Anything else that must not be lost."""
 _MAX_REQUEST_CHARS = 3000
 _MAX_BANNERS = 20
 _MAX_OPEN_REQUESTS = 5
-# A banner's opening tag, whoever wrote it: a bracketed line naming a summary or compaction.
-_BANNER_TAG = re.compile(r"\[[^\[\]\n]{0,120}?(?:SUMMAR|COMPACT|HANDOFF)[^\[\]\n]{0,120}\]", re.I)
+# A banner's opening tag, whoever wrote it: a bracketed, upper-case line naming a summary,
+# compaction or handoff ("[CONTEXT COMPACTION — REFERENCE ONLY]"); "[summary] …" is a request.
+_BANNER_TAG = re.compile(r"\[[^\[\]\na-z]{0,120}?(?:SUMMAR|COMPACT|HANDOFF)[^\[\]\na-z]{0,120}\]")
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n(?= {0,3}#)")
 _END_TAG = re.compile(r"\n?[ \t]*\[END OF [^\[\]\n]{0,120}\][ \t]*$", re.I)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
