@@ -225,7 +225,7 @@ def test_a_compaction_logs_its_messages_and_keeps_its_summary_for_the_next(
     settings: Settings,
     redis_client: Any,
 ) -> None:
-    start_worker(**provider_env(fake_model, "openai"))
+    worker = start_worker(**provider_env(fake_model, "openai"))
     messages = openai_history()
     first = producer.compact(session_id="kept", messages=messages).wait(30)
     assert first.method is CompactionMethod.LLM
@@ -237,6 +237,15 @@ def test_a_compaction_logs_its_messages_and_keeps_its_summary_for_the_next(
     prompt = str(fake_model.requests[-1].body)
     assert "<previous-summary>" in prompt
     assert "Summary: " in prompt  # the first compaction's model text, folded in
+    for job_id in (first.job_id, second.job_id):
+
+        def events(j: str = job_id) -> list[str]:
+            lines = worker.log().splitlines()
+            found = [json.loads(x)["event"] for x in lines if x.startswith("{") and j in x]
+            return [e for e in found if e.startswith("compaction")]
+
+        wait_for(events, "the job's completion line")
+        assert events() == ["compaction_completed"]  # one line per job
 
 
 def test_a_conversation_under_the_minimum_comes_back_as_it_is_without_a_model_call(
