@@ -17,7 +17,7 @@ from producer.client import parse_result
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.gate import AsyncSessionGate
-from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
@@ -160,6 +160,15 @@ class AsyncProducer:
     async def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
         digest, blob = payloads.encode(job.output)
         meta_key = keys.job_meta(job.job_id)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hsetnx(meta_key, "session_id", job.session_id)
+                pipe.hget(meta_key, "session_id")
+                pipe.expire(meta_key, self.settings.result_ttl_seconds, nx=True)
+                owner = (await pipe.execute())[1]
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not store the job: {type(exc).__name__}") from None
+        check_owner(job, owner)  # before anything else is written: nothing to undo
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)

@@ -22,7 +22,7 @@ from producer.errors import (
     ResultTimeoutError,
 )
 from producer.gate import SessionGate
-from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -144,6 +144,15 @@ class Producer:
         meta = job_meta(job, digest, tool_type)
         ttl = self.settings.result_ttl_seconds
         meta_key = keys.job_meta(job.job_id)
+        try:
+            with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hsetnx(meta_key, "session_id", job.session_id)
+                pipe.hget(meta_key, "session_id")
+                pipe.expire(meta_key, self.settings.result_ttl_seconds, nx=True)
+                owner = pipe.execute()[1]
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not store the job: {type(exc).__name__}") from None
+        check_owner(job, owner)  # before anything else is written: nothing to undo
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)

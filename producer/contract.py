@@ -14,6 +14,9 @@ SCHEMA_VERSION: Final = 1
 SessionId = Annotated[
     str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:@/+=-]+$")
 ]
+JOB_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{8,64}$"
+JobId = Annotated[str, StringConstraints(pattern=JOB_ID_PATTERN)]
+"""A job id: 8–64 URL-safe characters (``new_job_id`` makes 32 hex digits)."""
 
 
 class ToolType(StrEnum):
@@ -124,7 +127,7 @@ class _Versioned(BaseModel):
 class PendingSummary(_Versioned):
     """A tool output waiting to be summarized: what a producer enqueues."""
 
-    job_id: str = Field(default_factory=new_job_id, min_length=8, max_length=64)
+    job_id: JobId = Field(default_factory=new_job_id)
     session_id: SessionId
     tool_call_id: str | None = Field(None, max_length=200)
     tool_name: str = Field(min_length=1, max_length=200)

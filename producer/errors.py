@@ -7,6 +7,7 @@
     │   ├── OutputTooLargeError    output over TERSIFY_MAX_OUTPUT_BYTES
     │   ├── UnsupportedSchemaError a schema_version this build does not speak
     │   └── RefusedEntryError      a queue entry a worker dead-letters (carries a reason)
+    ├── HeldInputFullError         the session holds all the input it may; nothing was added
     ├── RedisUnavailableError      Redis could not be reached; nothing was enqueued
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
@@ -44,6 +45,15 @@ class RefusedEntryError(InvalidJobError):
         super().__init__(f"{reason.value}: {detail}")
         self.reason = reason
         self.detail = detail
+
+
+class HeldInputFullError(TersifyError):
+    """Held input past the session's caps; ``status`` is 413 for one message over the byte cap
+    on its own, 429 when the session is full (take its input first)."""
+
+    def __init__(self, detail: str, status: int) -> None:
+        super().__init__(detail)
+        self.status = status
 
 
 class RedisUnavailableError(TersifyError):

@@ -22,7 +22,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict
 
 from producer import keys
-from producer.errors import InvalidJobError, RedisUnavailableError
+from producer.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
 from producer.settings import Settings
 
 _log = structlog.get_logger("producer.gate")
@@ -212,10 +212,23 @@ class GateCalls:
 
     def hold(self, sid: str, message: str) -> Call[int]:
         _ids(sid)
-        return Call("hold_input", "hold", (keys.gate_held(sid),), (message, self.held_ttl_ms), int)
+        most, room = self.settings.gate_max_held_inputs, self.settings.gate_max_held_bytes
+        size = len(message.encode("utf-8", "surrogatepass"))
+        if size > room:
+            raise HeldInputFullError(f"a message of {size} bytes is over the {room}-byte cap", 413)
+
+        def parse(reply: Any) -> int:
+            if reply == -1:
+                raise HeldInputFullError(f"the session already holds {most} inputs", 429)
+            if reply == -2:
+                raise HeldInputFullError(f"the session's held input would pass {room} bytes", 429)
+            return int(reply)
+
+        ks = (keys.gate_held(sid), keys.gate_held_bytes(sid))
+        return Call("hold_input", "hold", ks, (message, self.held_ttl_ms, most, room), parse)
 
     def take(self, sid: str) -> Call[list[str]]:
-        ks = (keys.gate_holds(sid), keys.gate_held(sid))
+        ks = (keys.gate_holds(sid), keys.gate_held(sid), keys.gate_held_bytes(sid))
         return Call("take_held", "take", ks, (), lambda reply: [_text(m) for m in reply])
 
 

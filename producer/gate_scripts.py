@@ -178,18 +178,26 @@ end
 return out
 """
 
-# KEYS held · ARGV message, ttl_ms
+# KEYS held, held_bytes · ARGV message, ttl_ms, max_count, max_bytes → the new count, or
+# -1 (count full), -2 (bytes full); a refused push changes nothing, its TTL included
 _HOLD = """
-local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+local n = redis.call('LLEN', KEYS[1])
+if n >= tonumber(ARGV[3]) then return -1 end
+local size = 0
+if n > 0 then size = tonumber(redis.call('GET', KEYS[2]) or '0') end
+size = size + #ARGV[1]
+if size > tonumber(ARGV[4]) then return -2 end
+n = redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], size, 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return n
 """
 
-# KEYS holds, held → every held message, oldest first, or {} while the gate is closed
+# KEYS holds, held, held_bytes → every held message, oldest first, or {} while the gate is closed
 _TAKE = """
 if live(KEYS[1], now_ms()) > 0 then return {} end
 local items = redis.call('LRANGE', KEYS[2], 0, -1)
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3])
 return items
 """
 

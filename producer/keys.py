@@ -109,6 +109,11 @@ def gate_held(session_id: str) -> str:
     return f"{GATE_PREFIX}{session_id}:held"
 
 
+def gate_held_bytes(session_id: str) -> str:
+    """Total bytes of the session's held input (kept beside the list, same TTL)."""
+    return f"{GATE_PREFIX}{session_id}:held_bytes"
+
+
 def gate_events(session_id: str) -> str:
     """Pub/sub channel (not a key) announcing that a session's gate opened."""
     return f"{GATE_PREFIX}{session_id}:events"

@@ -127,6 +127,12 @@ class Settings(BaseSettings):
     gate_max_seconds: float = Field(60.0, gt=0, description="Absolute cap on one job's hold.")
     gate_sweep_interval_seconds: float = Field(2.0, gt=0, description="Expired-lease sweep period.")
     gate_fail_open: bool = Field(True, description="Gate reads as open when Redis is down.")
+    gate_max_held_inputs: int = Field(
+        100, ge=1, description="Held inputs one session may have waiting (past it: 429)."
+    )
+    gate_max_held_bytes: int = Field(
+        4 * 1024 * 1024, ge=1024, description="Total bytes of one session's held input."
+    )
 
     # Quality: grounding of model answers (owned by worker/summarize/grounding.py)
     grounding_max_unsupported: int = Field(
@@ -138,9 +144,21 @@ class Settings(BaseSettings):
         None, description="Bearer tokens, comma-separated; TOKEN:SESSION scopes one (* a prefix)."
     )
     api_max_request_bytes: int | None = Field(
-        None, ge=1024, description="Largest request body; else TERSIFY_MAX_OUTPUT_BYTES + 64 KiB."
+        None,
+        ge=1024,
+        description="Largest request body; else 3 × TERSIFY_MAX_OUTPUT_BYTES + 64 KiB.",
     )
     api_max_wait_seconds: float = Field(30.0, gt=0, le=300, description="Cap on ?wait= long-polls.")
+    api_max_connections: int = Field(
+        1000, ge=8, description="Open client connections per API process (at most half its fds)."
+    )
+    api_header_timeout_seconds: float = Field(
+        10.0, gt=0, description="A request's headers must arrive within this (else closed)."
+    )
+    api_body_timeout_seconds: float = Field(
+        60.0, gt=0, description="A request's body must arrive within this after its headers."
+    )
+    api_keep_alive_seconds: int = Field(5, ge=1, description="Idle keep-alive connections close.")
     api_insecure_no_auth: bool = Field(
         False, description="Serve without tokens (loopback only): local development."
     )
@@ -155,6 +173,9 @@ class Settings(BaseSettings):
     # Metrics and status (owned by worker/metrics/jobs.py)
     metrics_port: int = Field(
         9808, ge=0, le=65535, description="Worker Prometheus endpoint port; 0: off."
+    )
+    metrics_host: str = Field(
+        "127.0.0.1", description="Address the worker's metrics bind; 0.0.0.0 in containers."
     )
     metrics_recent_fallbacks: int = Field(
         500, ge=10, description="Fallbacks kept in Redis for `tersify status`."

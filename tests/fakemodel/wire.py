@@ -12,7 +12,8 @@ from tests.fakemodel.behaviours import Behaviour, Empty, Ok, Oversized
 SUMMARY_PREFIX = "Summary: "
 DEFAULT_MODEL = "fake-model"
 _EXCERPT_CHARS = 200
-_TOOL_OUTPUT = re.compile(r"<(tool_output|output)\b[^>]*>(.*?)(?:</\1>|\Z)", re.DOTALL)
+# the summarizer's fenced block (<tool_output_NONCE>) or a plain <output> one
+_TOOL_OUTPUT = re.compile(r"<((?:tool_)?output(?:_[0-9a-f]+)?)\b[^>]*>(.*?)(?:</\1>|\Z)", re.DOTALL)
 _ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
     401: "authentication_error",

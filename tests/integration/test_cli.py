@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from producer.settings import Settings
-from tests.helpers import tersify
+from tests.helpers import tersify, tersify_argv
 from worker.cli.demo import load_examples
 from worker.processes.worker_process import WorkerProcess
 
@@ -79,6 +81,33 @@ def test_bad_input_exits_non_zero_with_a_typed_message(settings: Settings) -> No
     )
     assert done.returncode == 1
     assert "InvalidJobError" in done.stderr
+
+
+def test_an_oversized_pipe_is_refused_after_reading_one_byte_past_the_cap(
+    settings: Settings,
+) -> None:
+    # the writer blocks once the CLI stops reading: with the whole pipe read, it would finish
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nfor _ in range(64): sys.stdout.write('x' * 65536)"],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        done = subprocess.run(
+            tersify_argv("submit", "-", "--tool", "bash"),
+            env=settings.child_env(redis_url=settings.redis_url, max_output_bytes="65536"),
+            stdin=writer.stdout,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 1
+        assert "OutputTooLargeError" in done.stderr and "65536" in done.stderr
+        assert writer.poll() is None  # most of the pipe was never read
+    finally:
+        writer.kill()
+        writer.wait(timeout=10)
+        assert writer.stdout is not None
+        writer.stdout.close()
 
 
 def test_gate_status_and_wait_report_an_idle_session_as_open(settings: Settings) -> None:

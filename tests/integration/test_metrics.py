@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ from producer.client import Producer, redis_client
 from producer.contract import Method, Queue, SummaryResult
 from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
-from tests.helpers import free_port
+from tests.helpers import free_port, wait_for
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
 from worker.cli.demo import load_examples
 from worker.metrics.jobs import exported_names
@@ -176,3 +177,29 @@ def test_model_prices_parse_and_a_bad_entry_is_named() -> None:
         assert "a=1" in str(exc)
     else:
         raise AssertionError("a price without an output price was accepted")
+
+
+def _listening(port: int) -> set[str]:
+    """Local addresses (hex, as /proc/net/tcp spells them) listening on ``port``."""
+    found = set()
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        for line in table.read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, _, hex_port = local.rpartition(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+def test_the_worker_serves_metrics_on_loopback_only_by_default(start_worker: StartWorker) -> None:
+    port = free_port()
+    start_worker(metrics_port=str(port))
+    assert wait_for(lambda: _answers(f"http://127.0.0.1:{port}/metrics"), "metrics served")
+    assert _listening(port) == {"0100007F"}  # 127.0.0.1, not 0.0.0.0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from worker.shrink.ancestry import ancestors, is_header
+from worker.shrink.ancestry import ancestors, headers, is_header
 from worker.shrink.document import Doc
 
 
@@ -16,12 +18,45 @@ def test_a_line_in_a_function_brings_its_def_and_class() -> None:
     doc = Doc(
         "class Pool:\n    size = 1\n\n    def grow(self, n):\n        x = 1\n        return n\n"
     )
-    assert lines_of(doc, ancestors(doc, 5)) == ["class Pool:", "    def grow(self, n):"]
+    assert lines_of(doc, ancestors(doc, 5)) == [
+        "class Pool:",
+        "    def grow(self, n):",
+        "        x = 1",  # the first line of its block
+    ]
+
+
+def test_a_commit_message_line_brings_the_subject_above_its_paragraph() -> None:
+    doc = Doc(
+        "commit 1111111111111111111111111111111111111111\nDate: d\n\n    cli: fix a bug\n"
+        "    \n    Long explanation.\n    Therefore, CVE-2021-3013 was filed.\n"
+    )
+    assert lines_of(doc, ancestors(doc, 6)) == [
+        "commit 1111111111111111111111111111111111111111",
+        "Date: d",
+        "    cli: fix a bug",
+    ]
 
 
 def test_a_multi_line_signature_gives_its_opening_line_not_its_closing_one() -> None:
     doc = Doc("class A:\n    def f(\n        self,\n    ) -> None:\n        return None\n")
     assert lines_of(doc, ancestors(doc, 4)) == ["class A:", "    def f("]
+
+
+DIFF = (
+    "diff --git a/s.py b/s.py\n--- a/s.py\n+++ b/s.py\n@@ -10,4 +10,6 @@ class Session:\n"
+    "     def rebuild(\n-        self, request, proxies\n+        self,\n"
+    "+        request: Request,\n+    ) -> None:\n         pass\n"
+)
+
+
+def test_in_a_diff_a_changed_line_brings_its_def_read_past_the_marker() -> None:
+    doc = Doc(DIFF)
+    assert "     def rebuild(" in lines_of(doc, ancestors(doc, 7))
+
+
+def test_the_marker_counts_as_indentation_outside_a_diff() -> None:
+    doc = Doc(DIFF.replace("@@ -10,4 +10,6 @@", "-- hunk --"))
+    assert "     def rebuild(" not in lines_of(doc, ancestors(doc, 7))
 
 
 def test_a_commit_message_line_brings_its_commit_header() -> None:
@@ -86,3 +121,30 @@ def test_ordinary_lines_are_not_headers(line: str) -> None:
 def test_a_header_is_not_the_child_of_the_header_before_it() -> None:
     doc = Doc("commit aaaaaaa\n    a\ncommit bbbbbbb\n    b\n")
     assert ancestors(doc, 2) == []
+
+
+_LINES = st.sampled_from(
+    [
+        "# Title", "## 1.2.0 (2024-01-02)", "commit 0123456789abcdef", "diff --git a/x b/x",
+        "+++ b/x", "@@ -1,2 +1,3 @@", "Index: x.c", "==> a.log <==", "==== FAILURES ====",
+        "____ test_x ____", "*** Summary ***", "1.2.3", "[v2.0.1]", "Version 3", "release v4",
+        "CHANGES", "./dir:", "Section:", "def f(x) -> None:", "src/a.py", "12:hit", "3-ctx",
+        "=====", "-----", "pkg (1.0-1) unstable; urgency=low", "plain text", "  indented:",
+        "    body", "", "x = 1", "NOTES AND MORE",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINES, max_size=40))
+def test_the_whole_text_scan_finds_every_header_a_line_by_line_check_would(
+    lines: list[str],
+) -> None:
+    doc = Doc("\n".join(lines))
+    by_line = [
+        i
+        for i in range(len(doc))
+        if is_header(doc, i)
+        and not (doc.lines[i].endswith(":") and i + 1 < len(doc) and doc.indent(i + 1) > 0)
+    ]
+    assert headers(doc) == by_line

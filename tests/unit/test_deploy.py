@@ -487,5 +487,30 @@ def test_systemd_analyze_reports_a_misspelled_key(tmp_path: Path) -> None:
         assert "Restartt" in diagnostics
 
 
+def test_every_unit_and_the_compose_services_raise_the_descriptor_limit() -> None:
+    api_unit = DEPLOY / "systemd" / "tersify-api.service"
+    for unit in (UNIT, api_unit):
+        assert "\nLimitNOFILE=65536\n" in unit.read_text(encoding="utf-8"), unit.name
+    compose = load(DEPLOY / "compose.yaml")[0]
+    for name in ("worker-interactive", "worker-batch"):
+        assert compose["services"][name]["ulimits"]["nofile"] == {"soft": 65536, "hard": 65536}
+
+
+def test_the_api_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        if os.environ.get("CI") == "true":  # noqa: TID251 - CI's own flag, not tersify's settings
+            pytest.fail("systemd-analyze is missing in CI: install systemd")
+        pytest.skip("systemd-analyze is not installed")
+    text = (DEPLOY / "systemd" / "tersify-api.service").read_text(encoding="utf-8")
+    (tmp_path / "tersify-api.service").write_text(
+        text.replace("/opt/tersify/bin/tersify", str(BIN / "tersify"))
+    )
+    result = run(
+        analyze, "verify", "--man=no", "--generators=no", "./tersify-api.service", cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
 if __name__ == "__main__":  # prints deploy/tersify.env.example
     sys.stdout.write(render_env_example())

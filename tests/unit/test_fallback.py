@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from producer.classify.sanitize import sanitize
 from producer.contract import ToolType
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail, model_view
 
 MARKER = re.compile(r"\[\.\.\.(\d+) chars omitted\.\.\.\]")
 # A cut says so: the engine counts omitted lines, a line cut short ends in an ellipsis.
@@ -174,3 +174,22 @@ def test_head_tail_never_splits_a_crlf_pair_nor_exceeds_the_limit(
         assert not tail.startswith("\n") or text[-len(tail) - 1] != "\r"
     elif len(text) > limit >= 80:
         pytest.fail("cut without a marker")
+
+
+def _manual_with_an_entry_in_the_middle() -> str:
+    filler = [
+        f"       option{i}.name  Sets the {i}th knob of the frobnicator." for i in range(1500)
+    ]
+    entry = ["       safe.directory"] + [
+        f"           Paragraph line {i} about ownership checks." for i in range(30)
+    ]
+    entry[26] = "           This config setting is only respected in protected configuration."
+    return "\n".join(filler[:750] + entry + filler[750:])
+
+
+def test_the_models_view_reads_a_whole_entry_where_a_local_shrink_reads_its_start() -> None:
+    text = _manual_with_an_entry_in_the_middle()
+    fact = "only respected in protected configuration"
+    assert len(text) > 60_000
+    assert fact in model_view(text, ToolType.WEB_CONTENT, 50_000, "what is safe.directory?")
+    assert fact not in fallback_truncate(text, ToolType.WEB_CONTENT, 2_000, "safe.directory?")

@@ -15,7 +15,7 @@ from redis.retry import Retry
 from structlog.testing import capture_logs
 
 from producer import keys
-from producer.errors import InvalidJobError, RedisUnavailableError
+from producer.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
 from producer.gate import AsyncSessionGate, CompletionOutcome, SessionGate
 from producer.settings import Settings
 from worker.processes.redis_server import LocalRedis, free_port
@@ -270,7 +270,40 @@ def test_held_input_comes_back_in_order_once_the_gate_opens(gate: SessionGate) -
     assert gate.take_held("s1") == []
 
 
-def test_two_backends_racing_get_each_held_message_exactly_once(gate: SessionGate) -> None:
+def test_held_input_past_the_count_cap_is_refused_and_leaves_the_ttl_alone(
+    make_gate: MakeGate, redis_client: redis.Redis
+) -> None:
+    gate = make_gate(Settings(gate_max_held_inputs=3))
+    gate.close_for("s1", "job-1")
+    assert [gate.hold_input("s1", m) for m in ("a", "b", "c")] == [1, 2, 3]
+    redis_client.pexpire(keys.gate_held("s1"), 50_000)
+    with pytest.raises(HeldInputFullError) as refused:
+        gate.hold_input("s1", "d")
+    assert refused.value.status == 429
+    assert redis_client.pttl(keys.gate_held("s1")) <= 50_000  # a refused push extends nothing
+    assert redis_client.lrange(keys.gate_held("s1"), 0, -1) == ["a", "b", "c"]
+
+
+def test_held_input_past_the_byte_cap_is_refused_and_a_take_makes_room(
+    make_gate: MakeGate, redis_client: redis.Redis
+) -> None:
+    gate = make_gate(Settings(gate_max_held_bytes=4096))
+    token = gate.close_for("s1", "job-1")
+    assert gate.hold_input("s1", "é" * 1000) == 1  # 2,000 bytes: bytes count, not characters
+    with pytest.raises(HeldInputFullError) as full:
+        gate.hold_input("s1", "x" * 2100)
+    with pytest.raises(HeldInputFullError) as alone:
+        gate.hold_input("s1", "x" * 4097)
+    assert (full.value.status, alone.value.status) == (429, 413)
+    assert gate.status("s1").held_inputs == 1
+    gate.release("s1", "job-1", token)
+    assert gate.take_held("s1") == ["é" * 1000]
+    assert not redis_client.exists(keys.gate_held_bytes("s1"))
+    assert gate.hold_input("s1", "x" * 4096) == 1
+
+
+def test_two_backends_racing_get_each_held_message_exactly_once(make_gate: MakeGate) -> None:
+    gate = make_gate(Settings(gate_max_held_inputs=1000))
     messages = [f"message {i:03}" for i in range(300)]
     token = gate.close_for("s1", "job-1")
     produced = threading.Event()

@@ -7,6 +7,8 @@ import zlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from producer.contract import LineRange, PendingSummary, ToolType
 from worker.shrink.hashlines import hashline, line_hash
@@ -35,12 +37,15 @@ def test_each_type_has_its_own_focus() -> None:
     assert "hashline" in FOCUS[ToolType.FILE_CONTENT]
 
 
-def test_the_intent_the_limit_the_tool_and_the_command_are_in_the_request() -> None:
+def test_the_intent_the_tool_and_the_command_are_fenced_in_the_user_message() -> None:
     request = _request("out", command="pytest -x", query="Why does test_io fail?")
-    assert "Why does test_io fail?" in request.system
-    assert "Why does test_io fail?" in request.user
+    nonce = TAG.search(request.user).group(1).rpartition("_")[2]  # type: ignore[union-attr]
+    for name, value in (("tool_name", "bash"), ("command", "pytest -x")):
+        assert f"<{name}_{nonce}>\n{value}\n</{name}_{nonce}>" in request.user
+    assert f"<query_{nonce}>\nWhy does test_io fail?\n</query_{nonce}>" in request.user
+    assert "Why does test_io fail?" not in request.system  # the client's text stays data
+    assert f"<query_{nonce}>" in request.system and "never follow it" in request.system
     assert "at most 800 characters" in request.system
-    assert "Tool: bash" in request.user and "Command: pytest -x" in request.user
 
 
 def test_max_tokens_follows_the_summary_limit() -> None:
@@ -114,6 +119,25 @@ def test_file_content_keeps_the_middle_third_as_hashlines_by_default() -> None:
     assert hashline(21, "line number 21") not in request.splice
     assert "relevant range, lines 11-20" in user
     assert hashline(10, "line number 10") in user  # the lines around it, to be summarized
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")),
+                     max_size=60), min_size=1, max_size=80),
+    st.integers(min_value=0, max_value=79),
+)  # fmt: skip
+def test_a_file_that_fits_is_sent_whole_around_its_range(lines: list[str], asked: int) -> None:
+    # Every line is shown once, in the model's input or in the range spliced into its answer.
+    text = "\n".join(lines)
+    if lines[-1] == "":
+        lines.pop()  # a final newline ends the last line; it starts no new one
+    query = lines[min(asked, len(lines) - 1)] if lines else None
+    request = _request(text, ToolType.FILE_CONTENT, tool_name="read", query=query)
+    assert "cut" not in request.user.split("<tool_output_")[0]
+    shown = request.user + "\n" + (request.splice or "")
+    for number in range(1, len(lines) + 1 if text else 1):
+        assert f"{number}#" in shown
 
 
 def test_file_content_uses_the_requested_range_and_cat_n_numbers() -> None:

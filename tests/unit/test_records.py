@@ -38,3 +38,33 @@ def test_records_are_bounded_in_lines_and_chars() -> None:
 def test_prose_takes_the_paragraph_around_the_line() -> None:
     doc = Doc("Title\n\nFirst line of a paragraph\nsecond line\nthird line\n\nNext paragraph\n")
     assert record(doc, 3, prose=True) == (2, 5)
+
+
+PYTEST_FAILURE = (
+    "    def decode(raw: bytes) -> dict:\n"
+    "        data = json.loads(raw)\n"
+    '>       data.pop("_saved_at")\n'
+    "E       KeyError: '_saved_at'\n"
+    "\n"
+    "sessionstore/store.py:18: KeyError\n"
+    "_____ test_touch _____\n"
+)
+
+
+def test_a_test_failure_brings_the_code_it_points_at_and_its_location() -> None:
+    doc = Doc(PYTEST_FAILURE)
+    assert record(doc, 3) == (2, 6)
+
+
+def test_a_location_further_than_one_blank_line_belongs_to_something_else() -> None:
+    doc = Doc(PYTEST_FAILURE.replace("\n\nsessionstore", "\n\nnext\nsessionstore"))
+    assert record(doc, 3) == (2, 4)
+
+
+def test_a_line_ending_in_a_colon_brings_the_line_it_introduces() -> None:
+    doc = Doc(
+        "thread 'tests::get' panicked at src/lib.rs:58:19:\n"
+        "index out of bounds: the len is 3 but the index is 4\n"
+        "note: run with `RUST_BACKTRACE=1`\n"
+    )
+    assert record(doc, 0) == (0, 2)

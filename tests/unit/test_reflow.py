@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.shrink.reflow import reflow_json, wrap
+from worker.shrink.reflow import reflow_json, wrap, wrap_long
 
 
 def test_minified_json_gets_one_member_per_line_with_its_spacing_kept() -> None:
@@ -45,3 +45,17 @@ def test_wrapping_keeps_every_character_in_order(line: str) -> None:
     pieces = wrap(line.replace("\n", " "), 200).split("\n")
     assert "".join(pieces) == line.replace("\n", " ")
     assert all(len(piece) <= 200 for piece in pieces)
+
+
+def test_long_markup_gets_one_element_per_line() -> None:
+    cases = "".join(f'<testcase name="t{i}" time="0.0" />' for i in range(60))
+    line = f'<testsuite>{cases}<testcase name="bad"><failure message="boom">x</failure></testsuite>'
+    out = wrap_long(line)
+    assert out.replace("\n", "") == line
+    assert '<testcase name="bad">' in out.split("\n")
+    assert all(len(piece) <= 200 for piece in out.split("\n"))
+
+
+@given(st.text(alphabet='<>ab ="/', min_size=1000, max_size=3000))
+def test_reflowing_markup_keeps_every_character_in_order(line: str) -> None:
+    assert wrap_long(line).replace("\n", "") == line.replace("\n", "")

@@ -53,7 +53,7 @@ def test_query_positions_match_counting_every_term() -> None:
         for units in (1, 10, text.count("\n") + 1, 100_000):
             weights = weigh_terms(query_terms(QUERY), low, units)
             expected = _counted_query_positions(low, weights.weights)
-            assert _query_positions(_Hits(low), weights) == expected, (name, units)
+            assert _query_positions(_Hits(low), weights, 10**9) == expected, (name, units)
 
 
 def test_find_at_most_gives_up_past_the_limit_and_reuses_a_finished_search() -> None:
@@ -125,3 +125,19 @@ def test_every_line_holding_a_rare_query_term_is_found() -> None:
 )
 def test_salient_items_sit_on_their_lines(lines: list[str], tool_type: ToolType) -> None:
     _check_items(sanitize("\n".join(lines)), tool_type, "timeout fail İ")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(min_value=0, max_value=2999), st.integers(min_value=10, max_value=1500))
+def test_every_hit_of_the_rarest_term_is_kept_when_the_common_ones_are_spread(
+    at: int, limit: int
+) -> None:
+    # Each common term on a third of the rows: rare enough to be informative.
+    rows = [f"row {i} " + ("version", "installed", "other")[i % 3] for i in range(3000)]
+    rows[at] = "row libzz9"
+    low = "\n".join(rows)
+    weights = weigh_terms(query_terms("Which version of libzz9 is installed?"), low, 3000)
+    found = _query_positions(_Hits(low), weights, limit)
+    assert min(weights.weights.values()) > 0.1
+    assert low.find("libzz9") in found
+    assert len(found) <= limit

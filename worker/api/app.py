@@ -3,6 +3,8 @@ uvicorn's worker processes."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -24,6 +26,7 @@ from worker.api import problems
 from worker.api.auth import TokenTable
 from worker.api.bodies import Health
 from worker.api.bodylimit import BodyLimit
+from worker.api.connections import GuardedH11Protocol
 from worker.api.metrics import RequestMetrics
 from worker.api.routes import router
 from worker.runtime.logconfig import configure_logging
@@ -38,9 +41,14 @@ class AuthNotConfiguredError(ValueError):
     """No tokens are configured and insecure no-auth mode was not asked for."""
 
 
+# JSON's \uXXXX escapes take 6 bytes for a 3-byte UTF-8 character and 12 for a 4-byte one
+JSON_ESCAPE_FACTOR = 3
+
+
 def max_request_bytes(settings: Settings) -> int:
-    """The request body limit: its own setting, else the largest output plus room for JSON."""
-    return settings.api_max_request_bytes or settings.max_output_bytes + REQUEST_OVERHEAD_BYTES
+    """The request body limit: its own setting, else room for the largest output JSON-escaped."""
+    largest = settings.max_output_bytes * JSON_ESCAPE_FACTOR + REQUEST_OVERHEAD_BYTES
+    return settings.api_max_request_bytes or largest
 
 
 def token_table(settings: Settings) -> TokenTable | None:
@@ -157,12 +165,14 @@ async def _healthz(request: Request) -> Health:
 
 
 async def _metrics() -> Response:
-    """This process's Prometheus registry."""
-    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+    """This process's Prometheus registry (rendered in a thread: the event loop keeps serving)."""
+    return Response(await asyncio.to_thread(generate_latest), media_type=CONTENT_TYPE_LATEST)
 
 
 def app_from_environment() -> ASGIApp:
     """uvicorn's factory: Settings from ``TERSIFY_*`` (each worker process builds its own)."""
     settings = Settings()
     configure_logging(settings)
+    limits = GuardedH11Protocol.configure(settings)
+    _log.info("api_connection_limits", **dataclasses.asdict(limits))
     return create_app(settings)

@@ -1,11 +1,18 @@
-"""Request metrics for ``/metrics``: a counter and a latency histogram per route template."""
+"""Request metrics for ``/metrics``: a counter and a latency histogram per route template.
+
+Every label comes from a fixed set, whatever a client sends: methods outside the ones HTTP
+defines read ``other``, paths that match no route ``unmatched``, statuses their class (``2xx``).
+"""
 
 from __future__ import annotations
 
 import time
+from typing import Final
 
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+METHODS: Final = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 REQUESTS = Counter(
     "tersify_api_requests", "HTTP API requests answered.", ["method", "route", "status"]
@@ -16,6 +23,22 @@ LATENCY = Histogram(
     ["method", "route"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
 )
+
+CLOSED = Counter(
+    "tersify_api_connections_closed",
+    "Client connections the API closed: past the cap, or too slow to send a request.",
+    ["reason"],  # cap | header_timeout | body_timeout
+)
+
+
+def method_label(method: str) -> str:
+    """The method as a label: one of ``METHODS``, else ``other``."""
+    return method if method in METHODS else "other"
+
+
+def status_label(status: int) -> str:
+    """The status class as a label (``2xx`` … ``5xx``)."""
+    return f"{status // 100}xx" if 100 <= status <= 599 else "5xx"
 
 
 class RequestMetrics:
@@ -41,7 +64,8 @@ class RequestMetrics:
         try:
             await self.app(scope, receive, observed)
         finally:
+            # a route's template is one of the app's own strings, never the client's path
             route = getattr(scope.get("route"), "path", None) or "unmatched"
-            method = scope["method"]
-            REQUESTS.labels(method, route, str(status)).inc()
+            method = method_label(scope["method"])
+            REQUESTS.labels(method, route, status_label(status)).inc()
             LATENCY.labels(method, route).observe(time.perf_counter() - started)

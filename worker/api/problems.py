@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from producer.errors import (
+    HeldInputFullError,
     InvalidJobError,
     JobNotFoundError,
     OutputTooLargeError,
@@ -33,6 +34,7 @@ CODES: Final[dict[str, tuple[int, str]]] = {
     "payload_too_large": (413, "Request body too large"),
     "invalid_request": (422, "The request does not match the API's schema"),
     "invalid_job": (422, "The job was refused"),
+    "held_input_full": (429, "The session holds all the input it may; take it first"),
     "internal_error": (500, "Internal error"),
     "redis_unavailable": (503, "Redis is unavailable"),
 }
@@ -83,6 +85,8 @@ def problem_for(exc: TersifyError) -> tuple[str, str]:
     """The problem code and detail for a typed producer error."""
     if isinstance(exc, OutputTooLargeError):
         return "payload_too_large", str(exc)
+    if isinstance(exc, HeldInputFullError):
+        return ("payload_too_large" if exc.status == 413 else "held_input_full"), str(exc)
     if isinstance(exc, InvalidJobError):
         return "invalid_job", str(exc)
     if isinstance(exc, JobNotFoundError):
@@ -112,6 +116,9 @@ def install(app: FastAPI) -> None:
         code, detail = problem_for(exc)
         if code in ("internal_error", "redis_unavailable"):
             _log.error("api_request_failed", path=request.url.path, code=code, error=detail)
+        if code == "redis_unavailable":
+            # the cause names Redis's host and port: for the log, not for every client
+            detail = "Redis is unreachable; nothing was done, try again"
         return problem_response(code, detail)
 
     async def on_validation(request: Request, exc: Exception) -> JSONResponse:

@@ -172,13 +172,23 @@ async def submit_compaction(
 async def get_compaction(
     job_id: JobId, caller: Caller, request: Request, wait: Wait = 0.0
 ) -> JSONResponse:
-    """The compaction's result: 200 when stored, 202 while running, 404 when unknown."""
+    """The compaction's result: 200 when stored, 202 while running, 404 when unknown.
+
+    Whose job it is is checked before any wait, so an unknown or foreign id answers 404 at once.
+    """
     client: redis.asyncio.Redis = request.app.state.redis
     waiter: ListHeadWaiter = request.app.state.compactions
-    raw = await waiter.head(keys.compaction_result(job_id), _capped(request, wait))
-    if raw is None:
+    try:
         owner = await _awaited(client.get(keys.compaction_job(job_id)))
-        if owner is None or not caller.allows(str(owner)):
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
+    if owner is not None and not caller.allows(str(owner)):
+        raise JobNotFoundError(f"no compaction {job_id!r}")
+    # the job's record may expire just before its result: then only a stored result answers
+    timeout = _capped(request, wait) if owner is not None else 0.0
+    raw = await waiter.head(keys.compaction_result(job_id), timeout)
+    if raw is None:
+        if owner is None:
             raise JobNotFoundError(f"no compaction {job_id!r}")
         return _accepted(request, "get_compaction", job_id)
     result = CompactionResult.model_validate_json(raw)
@@ -225,13 +235,23 @@ async def take_held_input(
     response_model=HeldCount,
     summary="Hold user input until the gate opens",
     responses=documented(
-        *_AUTH, "forbidden_session", "payload_too_large", "invalid_job", "invalid_request", *_REDIS
+        *_AUTH,
+        "forbidden_session",
+        "payload_too_large",
+        "held_input_full",
+        "invalid_job",
+        "invalid_request",
+        *_REDIS,
     ),
 )
 async def hold_input(
     session_id: SessionPath, body: HeldInput, caller: Caller, request: Request
 ) -> HeldCount:
-    """Queue input that arrived while the gate was closed; returns how much is held."""
+    """Queue input that arrived while the gate was closed; returns how much is held.
+
+    Past the session's caps (``TERSIFY_GATE_MAX_HELD_INPUTS``, ``TERSIFY_GATE_MAX_HELD_BYTES``)
+    nothing is added: 429 ``held_input_full``, or 413 for one message over the byte cap.
+    """
     caller.check(session_id)
     producer = _producer(request)
     return HeldCount(held_inputs=await producer.gate.hold_input(session_id, body.message))

@@ -10,6 +10,7 @@ import uvicorn
 
 from producer.settings import Settings
 from worker.api.app import AuthNotConfiguredError, token_table
+from worker.api.connections import PROTOCOL, ConnectionLimits
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,5 +56,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         proxy_headers=False,
         server_header=False,
         timeout_graceful_shutdown=5,
+        http=PROTOCOL,  # uvicorn's h11 with a connection cap and request-read deadlines
+        backlog=ConnectionLimits.from_settings(settings).backlog,
+        timeout_keep_alive=settings.api_keep_alive_seconds,
     )
     return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from producer.contract import SummaryResult
+from producer.errors import OutputTooLargeError
 from producer.settings import Settings
 
 
@@ -31,17 +32,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(run=_result)
 
 
-def _read_input(name: str) -> bytes:
+def read_capped(name: str, max_bytes: int) -> bytes:
+    """The file (``-``: stdin), read no further than one byte past ``max_bytes``.
+
+    ``OutputTooLargeError`` past the cap: a huge pipe is refused without being held in memory.
+    """
     if name == "-":
-        return sys.stdin.buffer.read()
-    return Path(name).read_bytes()
+        data = sys.stdin.buffer.read(max_bytes + 1)
+    else:
+        with Path(name).open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OutputTooLargeError(f"the output is over the cap of {max_bytes} bytes")
+    return data
 
 
 def _submit(args: argparse.Namespace, settings: Settings) -> int:
     from producer.client import Producer
     from producer.contract import Queue
 
-    data = _read_input(args.file)
+    data = read_capped(args.file, settings.max_output_bytes)
     with Producer(settings) as producer:
         handle = producer.submit(
             session_id=args.session,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from producer.messages import Turn
 from producer.text import elide, truncate
 from worker.compaction.summary import TEMPLATE, unwrap
+from worker.model.fence import Fence, escape
 from worker.model.providers.base import ModelRequest
 
 DEFAULT_MAX_INPUT_CHARS = 50_000
@@ -14,6 +15,7 @@ DEFAULT_MAX_TOKENS = 2048
 TOOL_OUTPUT_BYTES = 2000
 TOOL_OUTPUT_LINES = 40
 ARGUMENT_CHARS = 500
+_CUT_ROOM = 8
 
 SYSTEM_PROMPT = (
     "You condense the older part of a conversation between a user and an AI agent into a "
@@ -57,28 +59,31 @@ def build_request(
 ) -> ModelRequest:
     """The request asking a model to summarize ``turns``, folding in ``previous_summary``."""
     previous = unwrap(previous_summary)
+    fence = Fence()  # both blocks are the client's text: fenced, escaped, declared data
     parts: list[str] = []
     truncated = False
     if previous:
         # A previous summary gets a quarter of the budget at most; the new turns matter more.
-        kept = truncate(previous, max_input_chars // 4, max_input_chars)
-        truncated = kept != previous
+        kept = truncate(escape(previous), max_input_chars // 4, max_input_chars)
+        truncated = kept != escape(previous)
         parts += [
             "A summary of still earlier turns. Fold it in: keep what still holds, update what "
             "changed, drop what no longer matters.",
-            f"<previous-summary>\n{kept}\n</previous-summary>",
+            fence.wrap("previous_summary", kept),
         ]
     parts.append("The conversation turns to summarize, oldest first:")
     instructions = f"Write the summary with exactly these sections:\n{TEMPLATE}"
-    frame = "\n\n".join([*parts, "<transcript>\n\n</transcript>", instructions])
-    transcript = render_transcript(turns)
-    # Bytes bound characters, so the whole user message stays within max_input_chars.
-    budget = max(max_input_chars - len(frame), 0)
+    frame = "\n\n".join([*parts, fence.wrap("transcript", ""), instructions])
+    transcript = escape(render_transcript(turns))
+    # Bytes bound characters, so the whole user message stays within max_input_chars (less a
+    # little room for a tag a cut may expose, escaped again by wrap).
+    budget = max(max_input_chars - len(frame) - _CUT_ROOM, 0)
     bounded = truncate(transcript, budget, budget + 1)
     truncated = truncated or bounded != transcript
-    parts += [f"<transcript>\n{bounded}\n</transcript>", instructions]
+    parts += [fence.wrap("transcript", bounded), instructions]
+    blocks = ("previous_summary", "transcript") if previous else ("transcript",)
     return ModelRequest(
-        system=SYSTEM_PROMPT,
+        system=f"{SYSTEM_PROMPT}\n- {fence.rule(*blocks)}",
         user="\n\n".join(parts),
         max_tokens=max_tokens,
         input_truncated=truncated,

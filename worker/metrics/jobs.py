@@ -226,11 +226,11 @@ def start_server(settings: Settings, client: redis.Redis, pool: str) -> bool:
     if "prefork" in pool:
         log.warning("metrics_job_counters_unavailable", pool=pool, reason="jobs run in children")
     try:
-        start_http_server(settings.metrics_port, registry=REGISTRY)
+        start_http_server(settings.metrics_port, addr=settings.metrics_host, registry=REGISTRY)
     except OSError as exc:
         log.warning("metrics_server_failed", port=settings.metrics_port, error=str(exc))
         return False
-    log.info("metrics_server_started", port=settings.metrics_port)
+    log.info("metrics_server_started", host=settings.metrics_host, port=settings.metrics_port)
     return True
 
 

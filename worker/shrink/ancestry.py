@@ -4,7 +4,8 @@ Three general mechanisms, the same for every tool type:
 
 - **indentation**: the nearest less-indented line above, and its own, up to the top: the
   enclosing ``def``/``class``, the YAML or pretty-printed JSON parent key, the ``tree``
-  folder, the man-page option a description belongs to;
+  folder, the man-page option a description belongs to; and the first line of the block the
+  line sits in (a commit's subject above its message, a function's docstring);
 - **headers**: the nearest header line above a top-level line: a Markdown or underlined
   heading, a ``commit <sha>`` line, a diff's file and hunk, a release heading (``## 1.2.3``,
   a Debian changelog entry), a banner (``==== FAILURES ====``, ``____ test_x ____``), a
@@ -18,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc, newlines_before
 from worker.shrink.tables import table_of
 
 _HEADER = re.compile(
@@ -32,7 +33,7 @@ _HEADER = re.compile(
     r"|[\w.+-]+[ ]\([^)\s]+\)[ ][\w-]+(?:[ ][\w-]+)*;[ ]urgency="  # Debian changelog
     r"|(?i:version|release)[ ]v?\d"
     r"|[A-Z][A-Z0-9 /&_-]{2,60}\s*$"  # a section name in capitals
-    r"|[^\s:][^\n]{0,200}?[^:\s]:[ \t]*$"  # ./dir:  Section:  (but not a C++ "Foo::")
+    r"|[^\s:][^\n]{0,200}?[^:\s)]:[ \t]*$"  # ./dir:  Section:  (not C++ "Foo::", code "f(x):")
 )
 _UNDERLINE = re.compile(r"\s*(?:={3,}|-{3,})\s*$")
 _GREP_HEADING_HIT = re.compile(r"\d+[:-]")
@@ -42,21 +43,18 @@ _CLOSING = frozenset(")]}")
 MAX_SCAN = 1500
 """Lines looked at above a line for its ancestors: a header further away is not found."""
 MAX_ANCESTORS = 4
+GENERIC_LEVEL = 5
+_MAX_HOPS = 12  # headers passed over looking for an outer one (hunks on the way to a file)
 
 
-_BANNERS = frozenset(c * 3 for c in "=_*#~+-")
-_WORD_STARTS = ("#", "@@ ", "commit ", "Commit ", "diff ", "Index: ", "==> ", "Version ",
-                "version ", "Release ", "release ", "v")  # fmt: skip
-
-
-def _may_head(line: str) -> bool:
-    """A cheap first look at a line (C-level string tests only); ``is_header`` decides."""
-    first = line[0]
-    if line[:3] in _BANNERS or line.isupper() or line.rstrip().endswith(":"):
-        return True
-    if first.isdigit() or first == "[":
-        return "." in line[:7]  # a release (1.2.3, [1.2.3]), not a timestamp (2024-01-02)
-    return line.startswith(_WORD_STARTS) or "; urgency=" in line
+# Where a header may start, found by fast scans of the whole text (each led by a newline, so
+# the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
+_MAYBE = re.compile(
+    r"\n(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
+    r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
+    r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
+)  # make the line above them a candidate too
+_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
 
 
 def is_header(doc: Doc, index: int) -> bool:
@@ -78,22 +76,29 @@ def headers(doc: Doc) -> list[int]:
     known: list[int] | None = doc.__dict__.get("_headers")
     if known is not None:
         return known
-    lines = doc.lines
-    maybe = [i for i, line in enumerate(lines) if line and line[0] not in " \t" and _may_head(line)]
-    # An underline or a first search hit makes the line above it a candidate heading.
-    candidates = sorted(set(maybe) | {i - 1 for i in maybe if i > 0} | _before_hits(lines))
-    found = [i for i in candidates if is_header(doc, i)]
+    text = "\n" + doc.text + "\n"  # the first and the last line are found like the others
+    # Each candidate line is named by the offset in ``text`` of the newline before it.
+    before: set[int] = set()
+    for m in _MAYBE.finditer(text):
+        at = m.start()
+        before.add(at)
+        if m.lastindex and at:  # an underline or a first search hit: the line above too
+            above = text.rfind("\n", 0, at)
+            if not (m.group(1)[0].isdigit() and text[above + 1 : above + 2].isdigit()):
+                before.add(above)
+    # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
+    # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
+    for m in _ENDS_IN_COLON.finditer(text):
+        at = text.rfind("\n", 0, m.start())
+        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+            before.add(at)
+    urgency = text.find("; urgency=")  # a Debian changelog entry
+    while urgency != -1:
+        before.add(text.rfind("\n", 0, urgency))
+        urgency = text.find("; urgency=", urgency + 1)
+    found = [i for i in newlines_before(text, sorted(before)) if i < len(doc) and is_header(doc, i)]
     doc.__dict__["_headers"] = found
     return found
-
-
-def _before_hits(lines: list[str]) -> set[int]:
-    """Lines right above a run of ``12:text`` hits (rg's heading style)."""
-    return {
-        i - 1
-        for i, line in enumerate(lines)
-        if i > 0 and line[:1].isdigit() and not lines[i - 1][:1].isdigit()
-    }
 
 
 def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:
@@ -107,23 +112,29 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     """The lines that locate line ``index``, outermost first (at most ``MAX_ANCESTORS``)."""
     found: list[int] = []
     lines = doc.lines
-    level = depth(lines[index]) if lines[index].strip() else 0
+    level = doc.indent(index) if lines[index].strip() else 0
     top = index
     floor = max(0, index - scan)
     i = index - 1
+    block, lead = level, None  # lead: the first line of the block holding ``index``
     while level > 0 and i >= floor and len(found) < MAX_ANCESTORS:
         line = lines[i]
         if line.strip():
-            own = depth(line)
+            own = doc.indent(i)
             if own < level:
-                i = _opener(lines, i, own, floor)
+                i = _opener(doc, i, own, floor)
                 found.append(i)
                 level, top = own, i
+            elif own == block and not found:
+                lead = i
         i -= 1
+    if lead is not None and found:
+        found.append(lead)  # a commit's subject above its message, a docstring, a first key
     # A header's ancestor is not the header before it (a commit is not inside the last one),
     # but a header of an outer level is (a diff's file above its hunk, "#" above "##").
     outer = header_level(lines[index]) if top == index and is_header(doc, index) else None
     below = top
+    hops = 0
     while level == 0 and len(found) < MAX_ANCESTORS:
         header = header_above(doc, below, scan=scan - (index - below))
         if header is None:
@@ -132,8 +143,9 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
         if outer is None or rank < outer:
             found.append(header)
             outer = rank
-        if rank <= 0:
-            break
+        hops += 1
+        if outer <= 0 or outer == GENERIC_LEVEL or hops >= _MAX_HOPS:
+            break  # a generic header has no outer one to look for
         below = header
     table = table_header(doc)
     if table is not None and table < index and table not in found:
@@ -141,9 +153,10 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     return sorted(found)
 
 
-def _opener(lines: list[str], index: int, level: int, floor: int) -> int:
+def _opener(doc: Doc, index: int, level: int, floor: int) -> int:
     """For a line that closes brackets (``) -> None:``), the line that opened them; for the
     underline of a heading (``=====``), the heading."""
+    lines = doc.lines
     if _UNDERLINE.match(lines[index]) and index > floor and lines[index - 1].strip():
         return index - 1
     if lines[index].lstrip()[:1] not in _CLOSING:
@@ -151,8 +164,8 @@ def _opener(lines: list[str], index: int, level: int, floor: int) -> int:
     i = index - 1
     while i >= floor and i > index - 40:
         line = lines[i]
-        if line.strip() and depth(line) <= level and line.lstrip()[:1] not in _CLOSING:
-            return i if depth(line) == level else index
+        if line.strip() and doc.indent(i) <= level and line.lstrip()[:1] not in _CLOSING:
+            return i if doc.indent(i) == level else index
         i -= 1
     return index
 
@@ -168,7 +181,7 @@ def header_level(line: str) -> int:
         return 2
     if line.startswith("#"):
         return len(line) - len(line.lstrip("#"))
-    return 5
+    return GENERIC_LEVEL
 
 
 def table_header(doc: Doc) -> int | None:

@@ -6,15 +6,14 @@ once per text and lazily, so a 2 MB output that needs only a few lookups pays fo
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from functools import cached_property
-from itertools import accumulate
 
 from producer.classify.sanitize import lowercase
 
 # The connectors of ``tree`` output: a line's depth is where its connector sits.
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
+_DIFF_MARKS = frozenset("+- ")
 
 
 class Doc:
@@ -37,26 +36,37 @@ class Doc:
         """The text lower-cased, index for index."""
         return lowercase(self.text)
 
-    @cached_property
-    def starts(self) -> list[int]:
-        """The offset in ``text`` where each line starts."""
-        return list(accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
-
-    def line_at(self, pos: int) -> int:
-        """The index of the line that holds offset ``pos``."""
-        return max(0, bisect_right(self.starts, pos) - 1)
-
-    def end(self, index: int) -> int:
-        """The offset just past line ``index`` (before its newline)."""
-        return self.starts[index] + len(self.lines[index])
-
     def blank(self, index: int) -> bool:
         """Whether line ``index`` holds nothing but white space."""
         return not self.lines[index].strip()
 
+    @cached_property
+    def diff(self) -> bool:
+        """Whether the text holds a unified diff (``git diff``, ``git log -p``, ``git show``)."""
+        text = self.text
+        return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
+
     def indent(self, index: int) -> int:
-        """How deep line ``index`` sits: its leading white space, or its ``tree`` connector."""
-        return depth(self.lines[index])
+        """How deep line ``index`` sits: its leading white space, or its ``tree`` connector.
+
+        In a diff, a line's depth is its code's: read after the ``+``/``-``/`` `` marker.
+        """
+        line = self.lines[index]
+        if line[:1] in _DIFF_MARKS and self.diff:
+            return depth(line[1:])
+        return depth(line)
+
+
+def newlines_before(text: str, offsets: list[int]) -> list[int]:
+    """For each offset of ``text`` (ascending), how many newlines come before it: the index
+    of the line holding it. One pass however many offsets, and no index of every line."""
+    numbers: list[int] = []
+    number, counted = 0, 0
+    for at in offsets:
+        number += text.count("\n", counted, at)
+        counted = at
+        numbers.append(number)
+    return numbers
 
 
 def depth(line: str) -> int:

@@ -21,7 +21,7 @@ from producer.classify.signals import Kind
 from producer.contract import ToolType
 from worker.shrink.ancestry import ancestors, header_above
 from worker.shrink.diversity import rarity, shape
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc
 from worker.shrink.extremes import extreme_lines, intent
 from worker.shrink.query import compound_terms, query_terms
 from worker.shrink.records import record
@@ -58,6 +58,12 @@ class Candidate:
     note: str = ""  # shown after the anchor: "(×12 similar)"
     span: tuple[int, int] | None = None  # the lines to show; None: the anchor's record
     record_lines: int = 8  # the longest record read around the anchor
+
+
+RECORD_CHARS = 700
+"""The longest record read around an anchor at the local budgets."""
+RECORD_SCALE_CHARS = 8000
+"""Per this many chars of budget, records may be that much longer (1× up to 15,999)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +185,14 @@ def _take(picker: _Picker, candidate: Candidate) -> bool:
     the other diagnostics.
     """
     doc = picker.doc
+    # A large budget (the model's input) reads longer records: a whole man-page entry.
+    scale = max(1, picker.plan.budget // RECORD_SCALE_CHARS)
     start, end = candidate.span or record(
-        doc, candidate.anchor, prose=picker.prose, max_lines=candidate.record_lines
+        doc,
+        candidate.anchor,
+        prose=picker.prose,
+        max_lines=candidate.record_lines * scale,
+        max_chars=RECORD_CHARS * scale,
     )
     scan = ANCESTRY_SCAN if len(doc) < _BIG_DOC_LINES else ANCESTRY_SCAN // 3
     lines = {i: _clip(doc.lines[i], ANCESTOR_CHARS) for i in ancestors(doc, start, scan=scan)}
@@ -368,12 +380,12 @@ def _folded(doc: Doc, items: list[Salient], terms: frozenset[str]) -> list[Candi
 def _fold_key(doc: Doc, item: Salient) -> str:
     """A salient line's shape, with its parent's shape when it is indented under one."""
     index = item.number - 1
-    own = depth(doc.lines[index])
+    own = doc.indent(index)
     if own == 0:
         return shape(item.text)
     for i in range(index - 1, max(-1, index - _PARENT_SCAN), -1):
         line = doc.lines[i]
-        if line.strip() and depth(line) < own:
+        if line.strip() and doc.indent(i) < own:
             return shape(line) + "\n" + shape(item.text)
     return shape(item.text)
 

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from producer.classify.signals import Kind
 from producer.contract import LineRange, ToolType
-from worker.shrink.document import Doc
+from worker.shrink.document import Doc, newlines_before
 from worker.shrink.engine import Candidate, Plan, salient, shrink_lines
 from worker.shrink.hashlines import line_hash, source_lines
-from worker.shrink.lines import LineLocator
 from worker.shrink.render import gap_marker
 from worker.shrink.textcut import clip
 
@@ -66,12 +65,13 @@ class FileView:
 
 def file_view(text: str) -> FileView:
     """The lines of a file as printed (``cat -n`` and ``N→`` prefixes read as line numbers)."""
-    src = source_lines(text)
-    doc = Doc("\n".join(src.lines))
-    locator = LineLocator(doc.text)
+    doc = Doc(text)
+    src = source_lines(text, lines=doc.lines)
+    printed = None
+    if src.numbered:
+        printed, doc = doc.lines, Doc("\n".join(src.lines))
     found = _DEFINITION.finditer(doc.text, 0, OUTLINE_CHARS)
-    definitions = [locator.locate(m.start())[0] - 1 for m in found]
-    printed = Doc(text).lines if src.numbered else None
+    definitions = newlines_before(doc.text, [m.start() for m in found])
     return FileView(doc, src.numbers, definitions, printed)
 
 

@@ -31,12 +31,15 @@ class SourceLines:
     numbered: bool = False  # the lines came with number prefixes (read off and removed)
 
 
-def source_lines(text: str, numbers: list[int] | None = None) -> SourceLines:
+def source_lines(
+    text: str, numbers: list[int] | None = None, *, lines: list[str] | None = None
+) -> SourceLines:
     """The lines of a file as printed, reading numbers off ``cat -n`` style prefixes if present.
 
     ``numbers`` gives the numbers of unprefixed lines (an excerpt's own), default 1, 2, 3, ….
+    ``lines`` are ``text`` already split, when the caller has them.
     """
-    lines = split_lines(text)
+    lines = split_lines(text) if lines is None else lines
     sample = lines[:200]
     numbered = sum(1 for line in sample if _NUMBERED.match(line))
     if not sample or numbered < 0.8 * len(sample):

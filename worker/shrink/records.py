@@ -8,10 +8,17 @@ the paragraph around it.
 
 from __future__ import annotations
 
+import re
+
 from producer.classify.signals import CODE_FRAME
-from worker.shrink.document import Doc, depth
+from worker.shrink.document import Doc
 
 _CLOSERS = frozenset({"}", "]", "},", "],", ")", "),", "end", "fi", "done", "esac"})
+# A line pointing at the code a report is about: pytest's "> code", a caret line.
+_POINTER = re.compile(r">\s{3}|\s+\^+\s*$")
+# The line that ends a report with where it happened: "pkg/store.py:18: KeyError".
+_LOCATION = re.compile(r"[\w./\\-]+\.\w{1,8}:\d+:(?: \w[\w.]*)?\s*$")
+_FRAME_LINES = 3
 
 
 def record(
@@ -25,13 +32,49 @@ def record(
     start, end = _indented(doc, index, max_lines, max_chars)
     if prose and end == index + 1:
         return _paragraph(doc, index, max_lines, max_chars)
-    return start, end
+    if end == index + 1 and _introduces(doc, index):
+        end += 1  # "panicked at src/lib.rs:58:19:" and the message on the next line
+    return _pointed_at(doc, start), _located_by(doc, end)
+
+
+def _introduces(doc: Doc, index: int) -> bool:
+    """Whether line ``index`` ends in a colon and the line below continues it at its depth."""
+    lines = doc.lines
+    nxt = index + 1
+    return (
+        lines[index].rstrip().endswith(":")
+        and nxt < len(lines)
+        and bool(lines[nxt].strip())
+        and doc.indent(nxt) == doc.indent(index)
+    )
+
+
+def _pointed_at(doc: Doc, start: int) -> int:
+    """The record's start moved over the code it reports on, right above it (``>  code``)."""
+    lines = doc.lines
+    for _ in range(_FRAME_LINES):
+        if start > 0 and _POINTER.match(lines[start - 1]):
+            start -= 1
+    return start
+
+
+def _located_by(doc: Doc, end: int) -> int:
+    """The record's end moved over the location line that closes a report (``a.py:18: E``),
+    right below it or after one blank line."""
+    lines = doc.lines
+    for step in (0, 1):
+        at = end + step
+        if at < len(lines) and _LOCATION.match(lines[at]):
+            return at + 1
+        if at >= len(lines) or lines[at].strip():
+            break
+    return end
 
 
 def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int, int]:
     """Line ``index`` and what is indented under it (or quotes code under it)."""
     lines = doc.lines
-    base = depth(lines[index])
+    base = doc.indent(index)
     end = index + 1
     size = len(lines[index])
     while end < len(lines) and end - index < max_lines:
@@ -39,12 +82,12 @@ def _indented(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[int
         if not line.strip():
             # One blank line inside a record: a commit's message under its header lines.
             nxt = end + 1
-            if nxt < len(lines) and lines[nxt].strip() and depth(lines[nxt]) > base:
+            if nxt < len(lines) and lines[nxt].strip() and doc.indent(nxt) > base:
                 end += 1
                 continue
             break
-        if depth(line) <= base and not CODE_FRAME.match(line):
-            if line.strip() in _CLOSERS and depth(line) == base:
+        if doc.indent(end) <= base and not CODE_FRAME.match(line):
+            if line.strip() in _CLOSERS and doc.indent(end) == base:
                 end += 1
             break
         size += len(line) + 1
@@ -59,12 +102,12 @@ def _paragraph(doc: Doc, index: int, max_lines: int, max_chars: int) -> tuple[in
     lines = doc.lines
     if not lines[index].strip():
         return index, index + 1
-    base = depth(lines[index])
+    base = doc.indent(index)
     start, end = index, index + 1
     size = len(lines[index])
 
     def joins(i: int) -> bool:
-        return 0 <= i < len(lines) and bool(lines[i].strip()) and depth(lines[i]) == base
+        return 0 <= i < len(lines) and bool(lines[i].strip()) and doc.indent(i) == base
 
     while end - start < max_lines:
         grew = False

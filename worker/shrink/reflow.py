@@ -2,7 +2,8 @@
 
 Minified JSON becomes one member per line, indented by depth, so each value keeps its key path
 as its ancestry; an object or array short enough stays whole on its line. Other long lines are
-wrapped at a clean break (after a comma, a semicolon, a space). Nothing is re-serialized: a
+wrapped at a clean break (after a comma, a semicolon, a space); markup first gets one element
+per line. Nothing is re-serialized: a
 value reads exactly as in the output, spacing included.
 """
 
@@ -29,7 +30,7 @@ _BREAKS = (", ", "; ", " ", ",", ";", "}", ")", "]", "|")
 
 def needs_reflow(text: str, lines: list[str]) -> bool:
     """Whether long lines hold a fair share of ``text`` (minified JSON, a one-line log)."""
-    long_chars = sum(len(line) for line in lines if len(line) > LONG)
+    long_chars = sum(filter(LONG.__lt__, map(len, lines)))  # built-ins only: C speed
     return long_chars > 0.3 * len(text)
 
 
@@ -40,7 +41,15 @@ def reflow(text: str) -> str:
         structured = reflow_json(stripped)
         if structured is not None:
             return structured
-    return "\n".join(wrap(line) if len(line) > LONG else line for line in text.split("\n"))
+    return "\n".join(wrap_long(line) if len(line) > LONG else line for line in text.split("\n"))
+
+
+def wrap_long(line: str, width: int = WRAP) -> str:
+    """A long line reflowed: markup one element per line (a break between ``>`` and ``<``),
+    then any piece still longer than ``width`` wrapped."""
+    if line.count("><") * 2 * width > len(line):  # mostly tags: XML, HTML, JUnit reports
+        return "\n".join(wrap(piece, width) for piece in line.replace("><", ">\n<").split("\n"))
+    return wrap(line, width)
 
 
 def wrap(line: str, width: int = WRAP) -> str:

@@ -150,8 +150,9 @@ def _spread(positions: list[int], limit: int) -> list[int]:
     if len(positions) <= limit:
         return positions
     edge = limit // 10
-    middle = positions[edge:-edge]
-    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + positions[-edge:]
+    middle = positions[edge : len(positions) - edge]
+    tail = positions[len(positions) - edge :]
+    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + tail
 
 
 def _traceback_lines(text: str, start: int) -> list[tuple[int, int, Kind]]:
@@ -264,7 +265,7 @@ def _diverse(text: str, entries: list[_Entry], limit: int) -> list[_Entry]:
     of repeats of another.
     """
     groups: dict[str, list[_Entry]] = {}
-    for entry in sorted(entries, key=lambda e: (-(e.kind + min(2.0, math.log(e.count))), e.start)):
+    for entry in sorted(entries, key=lambda e: (-_likely(e), e.start)):
         line = text[entry.start : min(entry.end, entry.start + _LONG_LINE)]
         groups.setdefault(shape(line), []).append(entry)
     ordered = sorted(groups.values(), key=len)
@@ -276,6 +277,12 @@ def _diverse(text: str, entries: list[_Entry], limit: int) -> list[_Entry]:
                 if len(kept) >= limit:
                     return kept
     return kept
+
+
+def _likely(entry: _Entry) -> float:
+    """A first weight: the line's kind, its repeats and, for a query line, its match."""
+    matched = entry.shown[3] if entry.shown is not None else 0.0
+    return entry.kind + min(2.0, math.log(entry.count)) + 8 * matched
 
 
 @dataclass(slots=True)
@@ -353,7 +360,7 @@ def _add_query_lines(
     seen: set[tuple[int, int]] = set()
     start, end, long_line = 0, -1, False
     # An unselective query: look at an even spread of its hits rather than the first ones.
-    for pos in _spread(_query_positions(hits, weights), _MAX_QUERY_LINES):
+    for pos in _query_positions(hits, weights, _MAX_QUERY_LINES):
         if pos > end:
             # Positions ascend: the line holding ``pos`` starts after the previous line's end.
             start = text.rfind("\n", max(end, 0), pos) + 1
@@ -385,27 +392,30 @@ def _add_query_lines(
             entry.count += 1
 
 
-def _query_positions(hits: _Hits, weights: TermWeights) -> list[int]:
-    """Positions of the informative query terms in ``low``, ascending.
+def _query_positions(hits: _Hits, weights: TermWeights, limit: int) -> list[int]:
+    """Positions of the informative query terms in ``low``, ascending, about ``limit`` of them.
 
     Rarest terms first; terms stop being added once their hits would swamp the scan (a line
     holding a frequent term and a rare one is found through the rare one anyway). The weights
     are inverse frequencies, so the heaviest term is the rarest, and a term's hits are only
-    collected up to the room left: a frequent term costs no more than the cap.
+    collected up to the room left: a frequent term costs no more than the cap. Every hit of
+    the rarest term is kept; the others are spread evenly over what room is left.
     """
     informative = [t for t, w in weights.weights.items() if w > 0.1]
     informative.sort(key=lambda t: -weights.weights[t])
     if not informative:
         return []
     # The rarest term always counts, however often it occurs.
-    found = list(hits.of(informative[0]))
+    rarest = _spread(list(hits.of(informative[0])), limit)
+    others: list[int] = []
     for term in informative[1:]:
-        more = _find_at_most(hits, term, _MAX_QUERY_POSITIONS - len(found))
+        more = _find_at_most(hits, term, _MAX_QUERY_POSITIONS - len(rarest) - len(others))
         if more is None:
             break
-        found.extend(more)
-    found.sort()
-    return found
+        others.extend(more)
+    others.sort()
+    room = limit - len(rarest)
+    return sorted(rarest + (_spread(others, room) if room > 0 else []))
 
 
 def _find_at_most(hits: _Hits, needle: str, most: int) -> list[int] | None:

@@ -25,16 +25,35 @@ from producer.compaction import CompactionJob
 from producer.contract import PendingSummary, SummaryResult
 from worker.store.writebehind import WriteBehind
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_KEPT = re.compile(r"[A-Za-z0-9_-]")
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+# An encoded name longer than this is cut and ends in "~" and a hash (names stay under 255 bytes)
+_LONGEST_NAME = 160
+
+
+def file_stem(session_id: str) -> str:
+    """The session's file name without ``.jsonl``: one encoding for every id, so never shared.
+
+    Letters, digits, ``_`` and ``-`` stay (a leading ``-`` is escaped); every other byte is
+    ``%XX``. ``%`` is never kept, so two ids never encode alike; ``~`` (never produced by the
+    encoding) marks a long name cut to ``_LONGEST_NAME`` and ended by a 128-bit hash of the id.
+    """
+    parts = []
+    for index, char in enumerate(session_id):
+        if _KEPT.fullmatch(char) and not (index == 0 and char == "-"):
+            parts.append(char)
+        else:
+            parts.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+    stem = "".join(parts)
+    if len(stem) > _LONGEST_NAME:
+        digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        stem = f"{stem[: _LONGEST_NAME - 33]}~{digest}"
+    return stem
 
 
 def session_file(directory: Path, session_id: str) -> Path:
-    """The log file of a session; ids with unsafe characters get a hash to stay unique."""
-    safe = _UNSAFE.sub("_", session_id)
-    if safe != session_id or safe.startswith("."):
-        safe = f"{safe.lstrip('.')[:80]}-{hashlib.sha256(session_id.encode()).hexdigest()[:12]}"
-    return directory / f"{safe}.jsonl"
+    """The log file of a session, inside ``directory`` whatever the id (see ``file_stem``)."""
+    return directory / f"{file_stem(session_id)}.jsonl"
 
 
 class SessionLog:

@@ -1,0 +1,258 @@
+"""The HTTP API against hostile and buggy clients: a real ``tersify api`` process, real Redis."""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import select
+import socket
+import string
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import redis
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from producer import keys
+from producer.client import Producer
+from producer.settings import Settings
+from tests.helpers import free_port, wait_for
+from tests.integration.test_api import (
+    SCOPED,
+    TOKENS,
+    ApiServer,
+    assert_problem,
+    client,
+    summary_body,
+)
+
+StartApi = Callable[..., ApiServer]
+PATHS = ("/x", "/healthz", "/v1/summaries/0123456789abcdef", "/v1/sessions/s/gate")
+
+# RFC 9110 token characters: anything a client may put where the method goes
+_TCHAR = string.ascii_letters + string.digits + "!#$%&'*+-.^_`|~"
+junk_methods = st.text(alphabet=_TCHAR, min_size=1, max_size=40).filter(
+    lambda m: (
+        m.upper() not in {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+        and m.upper() not in {"CONNECT", "TRACE"}
+    )
+)
+
+
+def series(page: str) -> set[str]:
+    """The names and label sets of a Prometheus text page's samples."""
+    return {line.rpartition(" ")[0] for line in page.splitlines() if not line.startswith("#")}
+
+
+@pytest.fixture
+def start_api(settings: Settings, tmp_path: Path) -> Iterator[StartApi]:
+    """Start one-process API servers on the test's Redis; stopped when the test ends."""
+    started: list[ApiServer] = []
+
+    def start(*, wrapper: tuple[str, ...] = (), **env: str) -> ApiServer:
+        env.setdefault("api_tokens", TOKENS)
+        server = ApiServer(settings, tmp_path, workers=1, **env)
+        server.argv = [*wrapper, *server.argv]
+        started.append(server.start())
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def test_junk_methods_leave_the_metrics_page_the_same_size(start_api: StartApi) -> None:
+    api = start_api()
+    sent: list[str] = []
+    with client(api, token=None) as http:
+        http.get("/healthz")
+        for path in PATHS:  # every series the junk can reach, made once
+            http.request("WARMUP", path)
+        http.get("/metrics")  # the scrape's own series, made once
+        before = http.get("/metrics").text
+
+        @hsettings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(st.lists(junk_methods, min_size=50, max_size=50))
+        def send(methods: list[str]) -> None:
+            for method in methods:
+                response = http.request(method, PATHS[len(sent) % len(PATHS)])
+                assert response.status_code in {400, 401, 404, 405}, response.text
+                sent.append(method)
+
+        send()
+        scrape = http.get("/metrics")
+        health = http.get("/healthz")
+    assert len(sent) >= 2000
+    assert scrape.status_code == 200 and health.status_code == 200
+    assert series(scrape.text) == series(before)
+    assert len(scrape.text) < len(before) * 1.1  # only the counts' digits grow
+    assert 'method="other"' in scrape.text
+    assert not any(f'method="{m}"' in scrape.text for m in set(sent))
+
+
+def _open(port: int, first: bytes) -> socket.socket | None:
+    sock = socket.socket()
+    sock.settimeout(5)
+    try:
+        sock.connect(("127.0.0.1", port))
+        if first:
+            sock.sendall(first)
+    except OSError:  # the server may refuse past its cap: that is the point
+        sock.close()
+        return None
+    return sock
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed too
+        return True
+
+
+def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connections(
+    start_api: StartApi,
+) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2048:  # this test's own 600 sockets
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    api = start_api(
+        wrapper=("sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"),
+        api_header_timeout_seconds="2",
+        api_body_timeout_seconds="3",
+        api_keep_alive_seconds="1",
+    )
+    openers = (
+        b"",  # silent
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n",  # headers never finished
+        b"POST /v1/summaries HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",  # slow body
+    )
+    socks = [s for i in range(600) if (s := _open(api.port, openers[i % 3])) is not None]
+    try:
+        healthy = wait_for(lambda: _health(api), "/healthz answered", timeout=60)
+        assert healthy == 200
+        for sock in socks:
+            sock.settimeout(10)
+        assert all(_closed_by_server(sock) for sock in socks)
+    finally:
+        for sock in socks:
+            sock.close()
+    assert api.alive()
+    assert api.log().count("out of system resource") < 5
+    closed = httpx.get(f"{api.url}/metrics", timeout=10).text
+    counts = {
+        labels: float(value)
+        for labels, value in re.findall(r'connections_closed_total\{reason="(\w+)"\} (\S+)', closed)
+    }
+    assert counts["header_timeout"] > 0 and counts["body_timeout"] > 0
+    assert sum(counts.values()) == len(socks)  # every one of them closed by the server
+
+
+def _health(api: ApiServer) -> int:
+    try:
+        return httpx.get(f"{api.url}/healthz", timeout=3).status_code
+    except httpx.TransportError:
+        return 0
+
+
+def test_held_input_is_capped_per_session_by_bytes_and_count(
+    start_api: StartApi, redis_client: redis.Redis
+) -> None:
+    api = start_api(gate_max_held_inputs="30")
+    url = "/v1/sessions/team-a%2Fs1/held-input"
+    big = {"message": "x" * 1_000_000}
+    memory_before = int(redis_client.info("memory")["used_memory"])
+    with client(api, token=SCOPED) as http:
+        answers = [http.post(url, json=big) for _ in range(12)]
+        ttl_after_accepted = redis_client.pttl(keys.gate_held("team-a/s1"))
+        answers += [http.post(url, json=big) for _ in range(12)]
+        ttl_after_refused = redis_client.pttl(keys.gate_held("team-a/s1"))
+        taken = http.post(url + "/take").json()["messages"]
+        small = [http.post(url, json={"message": f"m{i}"}) for i in range(32)]
+    statuses = [a.status_code for a in answers]
+    assert statuses == [200] * 4 + [429] * 20  # 4 MiB: four messages of a million bytes
+    assert_problem(answers[-1], 429, "held_input_full")
+    assert ttl_after_refused <= ttl_after_accepted  # refused pushes extend nothing
+    assert len(taken) == 4
+    assert int(redis_client.info("memory")["used_memory"]) - memory_before < 8 * 1024 * 1024
+    assert [a.status_code for a in small] == [200] * 30 + [429] * 2
+
+
+def test_an_unknown_or_foreign_compaction_is_a_404_before_any_wait(
+    start_api: StartApi, producer: Producer
+) -> None:
+    api = start_api()
+    theirs = producer.compact(
+        session_id="not-team-a", messages=[{"role": "user", "content": "hi"}] * 4
+    )
+    # a client that gives up well before the 30 s wait: only an answer before any wait passes
+    with client(api) as http, client(api, token=SCOPED) as scoped:
+        http.timeout = scoped.timeout = httpx.Timeout(10.0)
+        unknown = http.get("/v1/compactions/" + "0" * 32, params={"wait": 30})
+        foreign = scoped.get(f"/v1/compactions/{theirs.job_id}", params={"wait": 30})
+        running = http.get(f"/v1/compactions/{theirs.job_id}")
+    assert_problem(unknown, 404, "not_found")
+    assert_problem(foreign, 404, "not_found")
+    assert running.status_code == 202  # no worker: still queued, and the owner sees it
+
+
+def test_a_503_names_no_redis_host_or_port(start_api: StartApi) -> None:
+    port = free_port()
+    api = start_api(redis_url=f"redis://127.0.0.1:{port}/0")
+    with client(api) as http:
+        answers = [
+            http.get("/healthz"),
+            http.post("/v1/summaries", json=summary_body("down")),
+            http.post("/v1/sessions/down/held-input", json={"message": "hi"}),
+            http.get("/v1/sessions/down/gate"),
+        ]
+    for answer in answers:
+        assert_problem(answer, 503, "redis_unavailable")
+        assert str(port) not in answer.text and "127.0.0.1" not in answer.text
+    assert str(port) in api.log()  # the operator still sees where it failed
+
+
+def test_a_cjk_output_at_the_cap_fits_the_request_limit_however_it_is_escaped(
+    start_api: StartApi,
+) -> None:
+    cap = 256 * 1024
+    api = start_api(max_output_bytes=str(cap))
+    output = "終" * (cap // 3)  # just under the cap in UTF-8; 6 bytes a character escaped
+    body = json.dumps(summary_body("cjk", output), ensure_ascii=True)
+    assert len(body) > 2 * cap
+    with client(api) as http:
+        escaped = http.post(
+            "/v1/summaries", content=body, headers={"Content-Type": "application/json"}
+        )
+        over = http.post("/v1/summaries", json=summary_body("cjk", output + "終"))
+    assert escaped.status_code == 202, escaped.text
+    assert_problem(over, 413, "payload_too_large")  # the output cap itself still holds
+
+
+def test_connections_past_the_cap_are_closed_at_once_and_slots_come_back(
+    start_api: StartApi,
+) -> None:
+    api = start_api(api_max_connections="8", api_header_timeout_seconds="60")
+    silent = [s for _ in range(12) if (s := _open(api.port, b"")) is not None]
+    try:
+        # a closed (reset) socket turns readable; a held one stays silent for its 60 s
+        def refused() -> list[socket.socket]:
+            return select.select(silent, [], [], 0)[0]
+
+        # eight held (fewer if the start-up probe's connection is still counted), the rest closed
+        wait_for(lambda: len(refused()) >= len(silent) - 8, "connections past the cap closed")
+        assert len(refused()) < len(silent)
+        assert all(_closed_by_server(sock) for sock in refused())
+    finally:
+        for sock in silent:
+            sock.close()
+    assert wait_for(lambda: _health(api) == 200, "a slot for /healthz", timeout=30)
+    closed = httpx.get(f"{api.url}/metrics", timeout=10).text
+    assert 'tersify_api_connections_closed_total{reason="cap"}' in closed
