@@ -235,7 +235,7 @@ def test_a_compaction_logs_its_messages_and_keeps_its_summary_for_the_next(
     second = producer.compact(session_id="kept", messages=messages).wait(30)
     assert second.method is CompactionMethod.LLM
     prompt = str(fake_model.requests[-1].body)
-    assert "<previous-summary>" in prompt
+    assert "previous_summary" in prompt  # the fenced block of the previous summary
     assert "Summary: " in prompt  # the first compaction's model text, folded in
     for job_id in (first.job_id, second.job_id):
 
