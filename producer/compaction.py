@@ -31,7 +31,15 @@ class CompactionMethod(StrEnum):
 
     LLM = "llm"
     FALLBACK = "fallback"
-    PASSTHROUGH = "passthrough"  # nothing between the protected head and tail to compact
+    PASSTHROUGH = "passthrough"  # the input handed back: see ``PassthroughReason``
+
+
+class PassthroughReason(StrEnum):
+    """Why a compaction handed the conversation back instead of compacting it."""
+
+    TOO_FEW_MESSAGES = "too_few_messages"  # under TERSIFY_COMPACTION_MIN_MESSAGES
+    NOTHING_TO_COMPACT = "nothing_to_compact"  # no middle between the protected head and tail
+    NOT_SMALLER = "not_smaller"  # the compacted form would not be smaller than the input
 
 
 class CompactionJob(_Versioned):
@@ -69,6 +77,7 @@ class CompactionResult(_Versioned):
     model: str | None = None
     fallback_reason: FallbackReason | None = None
     fallback_detail: str | None = None
+    passthrough_reason: PassthroughReason | None = None
     messages_before: int = Field(ge=0)
     messages_after: int = Field(ge=0)
     tokens_before: int = Field(ge=0)

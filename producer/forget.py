@@ -164,6 +164,7 @@ def forget_session(client: redis.Redis, session_id: str) -> Forgotten:
         jobs.add(job_id)
     digests |= {_text(d) or "" for d in _many(client.smembers(keys.session_payloads(session_id)))}
     doomed = {*results, *_spills(client, session_id), keys.session_payloads(session_id)}
+    doomed.add(keys.compaction_summary(session_id))
     doomed |= {keys.payload(d) for d in digests - shared}
     for job_id in jobs:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}

@@ -74,6 +74,11 @@ def compaction_result(job_id: str) -> str:
     return f"{PREFIX}compaction:{job_id}"
 
 
+def compaction_summary(session_id: str) -> str:
+    """A session's last compaction summary, the ``previous`` of its next compaction."""
+    return f"{PREFIX}compaction-summary:{session_id}"
+
+
 # --- session gate (owned by producer/gate.py) ---
 
 GATE_PREFIX = f"{PREFIX}gate:"

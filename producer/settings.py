@@ -85,6 +85,14 @@ class Settings(BaseSettings):
         86_400.0, gt=0, description="Batch job deadline (batch jobs may queue for long)."
     )
     compaction_deadline_seconds: float = Field(120.0, gt=0, description="Compaction job deadline.")
+    compaction_min_messages: int = Field(
+        10, ge=0, description="Conversations with fewer messages are handed back uncompacted."
+    )
+    compaction_summary_ttl_seconds: int = Field(
+        7 * 86_400,
+        ge=0,
+        description="How long a session's last compaction summary is kept for the next; 0: off.",
+    )
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )

@@ -284,7 +284,7 @@ def test_a_compaction_job_is_submitted_and_read_back(
     api: ApiServer, start_worker: StartWorker
 ) -> None:
     turns = [
-        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}: " + "words " * 40}
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}: " + "words " * 120}
         for i in range(14)
     ]
     start_worker()

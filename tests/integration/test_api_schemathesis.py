@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -12,7 +13,9 @@ import pytest
 
 from producer.settings import Settings
 from tests.integration.test_api import TOKEN, ApiServer
+from worker.api.openapi import DOCUMENT
 
+HTTP = frozenset({"get", "put", "post", "delete", "patch"})
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 CHECKS = ",".join(
     [
@@ -64,3 +67,6 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(fuzzed_api: 
     generated = re.search(r"(\d+) generated, (\d+) passed", report)
     assert generated is not None, report[-3000:]
     assert int(generated[1]) == int(generated[2]) > 100  # it really exercised the API
+    document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
+    operations = sum(1 for path in document["paths"].values() for method in path if method in HTTP)
+    assert f"{operations} selected / {operations} total" in report  # every route, /v1/repair too

@@ -132,7 +132,7 @@ def test_compact_prints_the_new_message_list_as_json(
 ) -> None:
     start_worker()
     messages = [
-        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} about x.py"}
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} about x.py. " * 40}
         for i in range(12)
     ]
     path = tmp_path / "messages.json"
@@ -142,4 +142,4 @@ def test_compact_prints_the_new_message_list_as_json(
     result = json.loads(done.stdout)
     assert result["method"] == "fallback"  # no model configured: the extractive summary
     assert len(result["messages"]) < len(messages)
-    assert "turn 10 about x.py" in result["summary"]
+    assert "turn 4 about x.py" in result["summary"]  # a compacted request, quoted

@@ -1,28 +1,37 @@
-"""Compaction jobs through a real worker and Redis, against the fake model in both wire formats
-and with the model failing."""
+"""Compaction jobs through a real worker and Redis, against the fake model in both wire formats,
+with the model failing and recovering under the same policy as summary jobs."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from producer import keys
 from producer.client import Producer
 from producer.compaction import CompactionMethod
 from producer.contract import FallbackReason
+from producer.settings import Settings
 from tests.fakemodel import FakeModelServer, status
+from tests.helpers import free_port, wait_for
 from tests.integration.conftest import provider_env
+from tests.integration.test_metrics import scrape, total
 from worker.compaction.summary import BANNER, END_MARKER
 from worker.processes.worker_process import WorkerProcess
+from worker.store.sessionlog import read_entries, session_file
 
 StartWorker = Callable[..., WorkerProcess]
 LATEST_REQUEST = "Now update CHANGELOG.md with the fix, please."
 
 
+PYTEST_LOG = "\n".join(f"tests/test_totals.py::test_case_{i} PASSED" for i in range(80))
+
+
 def openai_history() -> list[dict[str, Any]]:
-    """Twelve OpenAI-style messages with two tool round trips."""
+    """Twelve OpenAI-style messages with two tool round trips, the last request still open."""
     call = {
         "id": "call_1",
         "type": "function",
@@ -40,7 +49,7 @@ def openai_history() -> list[dict[str, Any]]:
         {
             "role": "tool",
             "tool_call_id": "call_1",
-            "content": "FAILED tests/test_totals.py::test_parse_amount - AssertionError\n1 failed",
+            "content": f"{PYTEST_LOG}\nFAILED tests/test_totals.py::test_parse_amount\n1 failed",
         },
         {"role": "assistant", "content": "Reading the parser.", "tool_calls": [call2]},
         {"role": "tool", "tool_call_id": "call_2", "content": "def parse_amount(text): ..."},
@@ -75,7 +84,7 @@ def anthropic_history() -> list[dict[str, Any]]:
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_1",
-                    "content": "FAILED tests/test_totals.py::test_parse_amount",
+                    "content": f"{PYTEST_LOG}\nFAILED tests/test_totals.py::test_parse_amount",
                 }
             ],
         },
@@ -84,6 +93,8 @@ def anthropic_history() -> list[dict[str, Any]]:
         {"role": "assistant", "content": "Fixed invoicing/totals.py; all 73 tests pass."},
         {"role": "user", "content": "Thanks. Anything else failing?"},
         {"role": "assistant", "content": "No, the suite is green."},
+        {"role": "user", "content": "Check the linter too."},
+        {"role": "assistant", "content": "ruff reports no findings."},
         {"role": "user", "content": LATEST_REQUEST},
     ]
 
@@ -148,3 +159,101 @@ def test_a_failing_model_gives_the_extractive_fallback_summary_not_an_error(
     assert "tests/test_totals.py" in result.summary  # files seen survive in the fallback
     assert LATEST_REQUEST in result.summary
     assert orphans(result.messages) == (set(), set())
+
+
+ANTHROPIC, OPENAI = "/v1/messages", "/v1/chat/completions"
+
+
+def test_compaction_retries_trips_the_shared_breaker_and_fails_over_as_a_summary_does(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer, redis_client: Any
+) -> None:
+    port = free_port()
+    start_worker(
+        **provider_env(fake_model, "anthropic"),
+        failover_provider="openai",
+        model_max_attempts="2",
+        model_retry_base_seconds="0",
+        circuit_failure_threshold="2",
+        circuit_cooldown_seconds="1",
+        metrics_port=str(port),
+    )
+    runs: Counter[str] = Counter()
+
+    def settled() -> None:
+        # A success resets the failure count behind the job; wait for it before the next phase.
+        circuit = keys.circuit("anthropic")
+        wait_for(lambda: not redis_client.hget(circuit, "failures"), "the failure count reset")
+
+    def run(kind: str) -> tuple[str, str | None, list[str]]:
+        """One job of ``kind``: (method, provider, the model API paths it called)."""
+        seen = fake_model.request_count
+        number = sum(runs.values())
+        runs[kind] += 1
+        if kind == "summary":
+            output = f"{PYTEST_LOG}\nrun {number}"  # a new output each time: no cache hit
+            done: Any = producer.submit(session_id=f"s{number}", tool_name="bash", output=output)
+        else:
+            done = producer.compact(session_id=f"c{number}", messages=openai_history())
+        result = done.wait(30)
+        paths = [r.path for r in fake_model.requests[seen:]]
+        return str(result.method), result.provider, paths
+
+    # A 503 then an answer: one retry, the same provider, for either kind of job.
+    for kind in ("summary", "compaction"):
+        settled()
+        fake_model.script([status(503)])
+        assert run(kind) == ("llm", "anthropic", [ANTHROPIC, ANTHROPIC])
+    # Anthropic down: two failures open its circuit and the failover answers; the circuit is
+    # shared, so the other kind of job goes straight to the failover.
+    for first, second in (("compaction", "summary"), ("summary", "compaction")):
+        settled()
+        fake_model.add_rule("claude-haiku", status(503))
+        assert run(first) == ("llm", "openai", [ANTHROPIC, ANTHROPIC, OPENAI])
+        assert run(second) == ("llm", "openai", [OPENAI])
+        fake_model.reset()  # Anthropic recovers; after the cool-down a probe closes the circuit
+        wait_for(lambda k=second: run(k)[1] == "anthropic", "the circuit to close", timeout=20)
+    m = scrape(port)
+    assert total(m, "tersify_compactions_total", method="llm", reason="none") == runs["compaction"]
+    assert total(m, "tersify_compactions_total", method="fallback") == 0
+    assert total(m, "tersify_jobs_total", method="llm") == runs["summary"]
+
+
+def test_a_compaction_logs_its_messages_and_keeps_its_summary_for_the_next(
+    fake_model: FakeModelServer,
+    start_worker: StartWorker,
+    producer: Producer,
+    settings: Settings,
+    redis_client: Any,
+) -> None:
+    worker = start_worker(**provider_env(fake_model, "openai"))
+    messages = openai_history()
+    first = producer.compact(session_id="kept", messages=messages).wait(30)
+    assert first.method is CompactionMethod.LLM
+    entries = list(read_entries(session_file(settings.session_log_dir, "kept")))
+    assert [(e["kind"], e["messages"]) for e in entries] == [("compaction", messages)]
+    assert redis_client.ttl("tersify:compaction-summary:kept") > 0
+    second = producer.compact(session_id="kept", messages=messages).wait(30)
+    assert second.method is CompactionMethod.LLM
+    prompt = str(fake_model.requests[-1].body)
+    assert "previous_summary" in prompt  # the fenced block of the previous summary
+    assert "Summary: " in prompt  # the first compaction's model text, folded in
+    for job_id in (first.job_id, second.job_id):
+
+        def events(j: str = job_id) -> list[str]:
+            lines = worker.log().splitlines()
+            found = [json.loads(x)["event"] for x in lines if x.startswith("{") and j in x]
+            return [e for e in found if e.startswith("compaction")]
+
+        wait_for(events, "the job's completion line")
+        assert events() == ["compaction_completed"]  # one line per job
+
+
+def test_a_conversation_under_the_minimum_comes_back_as_it_is_without_a_model_call(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    start_worker(**provider_env(fake_model, "openai"))
+    messages = openai_history()[:9]
+    result = producer.compact(session_id="short", messages=messages).wait(30)
+    assert (result.method, result.passthrough_reason) == ("passthrough", "too_few_messages")
+    assert result.messages == messages
+    assert fake_model.request_count == 0

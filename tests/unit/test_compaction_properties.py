@@ -1,30 +1,43 @@
-"""Properties over generated input: tool pairs always whole, truncate always within budget."""
+"""Properties over generated input: nothing lost, tool pairs always whole, truncate in budget."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from producer.compaction import CompactionJob, CompactionMethod
+from producer.compaction import CompactionJob, CompactionMethod, CompactionResult
+from producer.contract import FallbackReason
+from producer.errors import ProviderError
+from producer.messages import parse
+from producer.pairs import repair
+from producer.settings import Settings
 from producer.text import line_count, truncate
 from worker.compaction.compact import compact
-from worker.compaction.messages import parse
-from worker.compaction.pairs import repair
-from worker.compaction.summary import BANNERS, with_banner
+from worker.compaction.summary import BANNER, BANNERS, unwrap, with_banner
+from worker.model.calls import Route
+from worker.model.guard import CallGuard
 from worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 
 
 class FixedProvider:
-    """A stand-in for a model API that always answers with the same summary."""
+    """A stand-in for a model API: records each request, answers a fixed summary or fails."""
 
     name = "fixed"
     model = "fixed-1"
 
+    def __init__(self, up: bool = True) -> None:
+        self.up = up
+        self.requests: list[ModelRequest] = []
+
     def complete(self, request: ModelRequest, timeout: float) -> Completion:
+        self.requests.append(request)
+        if not self.up:
+            raise ProviderError(FallbackReason.SERVER_ERROR, "503")
         return Completion(text="## Active Task\nsomething stale\n## Goal\nkeep going", model="m")
 
     def close(self) -> None:
@@ -76,22 +89,42 @@ def has_text(m: Msg) -> bool:
 
 def pairing_errors(messages: list[Msg]) -> list[str]:
     """Every call answered right after it, exactly once; every result answering such a call."""
-    errors: list[str] = []
+    return [f"{kind} {ident}" for kind, ident in unpaired(messages)]
+
+
+def unpaired(messages: list[Msg]) -> list[tuple[str, str]]:
+    """("orphan result" | "unanswered call", id) for every piece the APIs would refuse."""
+    found: list[tuple[str, str]] = []
     waiting: set[str] | None = None  # ids the open run of results still owes
-    for index, m in enumerate(plain(messages)):
+    for m in plain(messages):
         results, calls = result_ids(m), call_ids(m)
         for rid in results:
             if waiting is None or rid not in waiting:
-                errors.append(f"message {index}: orphan result {rid}")
+                found.append(("orphan result", rid))
             else:
                 waiting.discard(rid)
         if calls or not results or has_text(m):
-            if waiting:
-                errors.append(f"before message {index}: unanswered calls {sorted(waiting)}")
+            found += [("unanswered call", i) for i in sorted(waiting or ())]
             waiting = set(calls) if calls else None
-    if waiting:
-        errors.append(f"at the end: unanswered calls {sorted(waiting)}")
-    return errors
+    found += [("unanswered call", i) for i in sorted(waiting or ())]
+    return found
+
+
+def without(m: Msg, broken: set[str]) -> Msg | None:
+    """``m`` (plain keys) without its calls and results in ``broken``; None if nothing is left."""
+    out = copy.deepcopy(plain(m))
+    if out["role"] == "tool":
+        return None if out["tool_call_id"] in broken else out
+    for holder in (out, out.get("metadata") or {}):
+        if "tool_calls" in holder:
+            holder["tool_calls"] = [c for c in holder["tool_calls"] if c["id"] not in broken]
+            if not holder["tool_calls"]:
+                del holder["tool_calls"]
+    if isinstance(out.get("content"), list):
+        out["content"] = [
+            b for b in out["content"] if b.get("id", b.get("tool_use_id")) not in broken
+        ]
+    return out if call_ids(out) or result_ids(out) or has_text(out) else None
 
 
 # --- conversations ---------------------------------------------------------------------------
@@ -111,13 +144,14 @@ step = st.one_of(
 )
 
 
-def render(steps: list[tuple[Any, ...]], anthropic: bool, colon: bool) -> list[Msg]:
+def render(steps: list[tuple[Any, ...]], anthropic: bool, colon: bool, meta: bool) -> list[Msg]:
+    """Messages for ``steps``: Anthropic blocks, OpenAI ``tool_calls`` or the metadata form."""
     out: list[Msg] = []
     for number, (kind, *rest) in enumerate(steps):
         if kind in ("user", "assistant"):
-            out.append({"role": kind, "content": rest[0]})
+            out.append({"role": kind, "content": f"{rest[0]} #{number}"})
         elif kind == "summary":
-            out.append({"role": "user", "content": with_banner(rest[0] or "older")})
+            out.append({"role": "user", "content": with_banner(f"older {rest[0]} #{number}")})
         elif kind == "orphan":
             out.append(
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"x{number}"}]}
@@ -126,6 +160,7 @@ def render(steps: list[tuple[Any, ...]], anthropic: bool, colon: bool) -> list[M
             )
         else:
             answered, text, reverse = rest
+            text = f"{text} #{number}" if text else ""
             ids = [f"c{number}_{i}" for i in range(len(answered))]
             done = [i for i, ok in zip(ids, answered, strict=True) if ok]
             done = done[::-1] if reverse else done
@@ -138,6 +173,11 @@ def render(steps: list[tuple[Any, ...]], anthropic: bool, colon: bool) -> list[M
                         {"type": "tool_result", "tool_use_id": i, "content": "r"} for i in done
                     ]
                     out.append({"role": "user", "content": blocks})
+            elif meta:
+                calls = [{"id": i, "name": "sh", "arguments": {"cmd": "ls"}} for i in ids]
+                out.append(
+                    {"role": "assistant", "content": text, "metadata": {"tool_calls": calls}}
+                )
             else:
                 fn = {"name": "sh", "arguments": "{}"}
                 calls = [{"id": i, "type": "function", "function": fn} for i in ids]
@@ -148,17 +188,15 @@ def render(steps: list[tuple[Any, ...]], anthropic: bool, colon: bool) -> list[M
 
 @st.composite
 def conversations(draw: st.DrawFn) -> list[Msg]:
-    steps = draw(st.lists(step, max_size=14))
-    messages = render(steps, draw(st.booleans()), draw(st.booleans()))
+    steps = draw(st.lists(step, max_size=16))
+    anthropic = draw(st.booleans())
+    messages = render(steps, anthropic, draw(st.booleans()), not anthropic and draw(st.booleans()))
     drop = draw(st.sets(st.integers(0, max(len(messages) - 1, 0)), max_size=3))
     return [m for i, m in enumerate(messages) if i not in drop]  # break pairs at random
 
 
-@settings(max_examples=300, deadline=None)
-@given(conversations(), st.integers(0, 4), st.integers(0, 8), st.booleans())
-def test_compaction_never_leaves_an_orphan_call_or_result(
-    messages: list[Msg], first: int, last: int, with_model: bool
-) -> None:
+def run(messages: list[Msg], first: int, last: int, up: bool) -> tuple[CompactionResult, str]:
+    """Compact with no minimum and a recording model; the result and what the model was shown."""
     job = CompactionJob.build(
         deadline_seconds=30,
         session_id="s1",
@@ -166,13 +204,113 @@ def test_compaction_never_leaves_an_orphan_call_or_result(
         protect_first=first,
         protect_last=last,
     )
-    result = compact(job, FixedProvider() if with_model else None, timeout=5)
+    provider = FixedProvider(up)
+    config = Settings(compaction_min_messages=0, model_retry_base_seconds=0)
+    result = compact(job, [Route(provider, CallGuard())], config)
+    return result, provider.requests[0].user if provider.requests else ""
+
+
+def content_text(m: Msg) -> str:
+    content = plain(m).get("content")
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content if b.get("type") == "text")
+    return content if isinstance(content, str) else ""
+
+
+def is_banner_message(m: Msg) -> bool:
+    return not call_ids(plain(m)) and content_text(m).lstrip().startswith(BANNER)
+
+
+def shown(m: Msg, prompt: str) -> bool:
+    """True when the model's prompt holds every text, call and result id of ``m``."""
+    p = plain(m)
+    text = "" if p["role"] == "tool" else content_text(p)  # a result's body may be trimmed
+    parts = [unwrap(text).strip() if is_banner_message(m) else text.strip()]
+    parts += call_ids(p) + result_ids(p)
+    return all(part in prompt for part in parts if part)
+
+
+def lost_messages(messages: list[Msg], result: CompactionResult, prompt: str) -> list[str]:
+    """Input messages neither kept (verbatim, or without pieces broken in the input) nor shown
+    to the model in one contiguous middle that the summary message replaces."""
+    compacted = result.method is not CompactionMethod.PASSTHROUGH
+    live = [m for m in messages if not (compacted and is_banner_message(m))]
+    broken = {ident for _, ident in unpaired(live)}
+    out = plain(result.messages)
+    lost: list[str] = []
+    at, state = 0, "head"  # head → middle → tail
+    for index, m in enumerate(live):
+        fixed = without(m, broken)
+        if at < len(out) and out[at] in (plain(m), fixed):
+            at, state = at + 1, "tail" if state == "middle" else state
+        elif fixed is None:
+            continue
+        elif compacted and state != "tail" and shown(m, prompt):
+            if state == "head":
+                if at >= len(out) or content_text(out[at]) != result.summary:
+                    lost.append(f"message {index}: summarized, but no summary in its place")
+                at, state = at + 1, "middle"
+        else:
+            lost.append(f"message {index} ({state}): neither kept nor summarized")
+    if at != len(out):
+        lost.append(f"{len(out) - at} output messages match no input message")
+    if compacted:
+        lost += [
+            f"summary {m} not folded in"
+            for m in messages
+            if is_banner_message(m) and not shown(m, prompt)
+        ]
+    return lost
+
+
+conversation_and_cuts = st.tuples(conversations(), st.integers(0, 4), st.integers(0, 8))
+
+
+def adding_it() -> list[Msg]:
+    """An interrupted turn at the end of the middle: "Adding it." with c3 answered, c4 not."""
+    fn = {"name": "sh", "arguments": "{}"}
+    calls = [{"id": i, "type": "function", "function": fn} for i in ("c3", "c4")]
+    older = [
+        m
+        for i in range(3)
+        for m in (
+            {"role": "assistant", "content": None, "tool_calls": [dict(calls[0], id=f"o{i}")]},
+            {"role": "tool", "tool_call_id": f"o{i}", "content": "log line\n" * 100},
+        )
+    ]
+    return [
+        {"role": "user", "content": "add a CHANGELOG entry"},
+        *older,
+        {"role": "assistant", "content": "Adding it.", "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c3", "content": "CHANGELOG.md written"},
+        {"role": "user", "content": "and bump the version"},
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(conversation_and_cuts, st.booleans())
+@example(case=(adding_it(), 1, 1), up=True)
+@example(case=(adding_it(), 1, 1), up=False)
+def test_compaction_never_loses_a_message(case: tuple[list[Msg], int, int], up: bool) -> None:
+    messages, first, last = case
+    result, prompt = run(messages, first, last, up)
+    assert lost_messages(messages, result, prompt) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(conversation_and_cuts, st.booleans())
+def test_compaction_never_leaves_an_orphan_call_or_result(
+    case: tuple[list[Msg], int, int], up: bool
+) -> None:
+    messages, first, last = case
+    result, _ = run(messages, first, last, up)
     assert pairing_errors(result.messages) == []
     assert parse(result.messages).shape in (None, parse(messages).shape)
     banners = sum(strings(m).count(b) for m in result.messages for b in BANNERS)
     if result.method is not CompactionMethod.PASSTHROUGH:
         assert banners == 1
         assert "something stale" not in result.summary
+        assert result.tokens_after < result.tokens_before
 
 
 @settings(max_examples=300, deadline=None)

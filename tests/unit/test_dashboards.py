@@ -22,6 +22,7 @@ REQUIRED = {
     "tersify_fallbacks_total",
     "tersify_gate_closed_sessions",
     "tersify_queue_depth",
+    "tersify_compactions_total",
 }
 
 

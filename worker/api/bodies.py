@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from producer.compaction import Message
+from producer.compaction import Message, MessageShape
 from producer.contract import LineRange, Queue, SessionId
 
 
@@ -68,3 +68,17 @@ class Health(_Body):
     """``/healthz``: this process answers and reaches Redis."""
 
     status: str = "ok"
+
+
+class RepairRequest(_Body):
+    """A conversation whose broken tool pairs should be removed before it is sent."""
+
+    messages: list[Message]
+    shape: MessageShape | None = None  # None: detected from the messages
+
+
+class Repaired(_Body):
+    """The conversation with every call answered and every result answering a call."""
+
+    messages: list[Message]
+    removed: int = Field(ge=0, description="Messages removed whole (nothing valid was left).")

@@ -19,6 +19,7 @@ from producer.contract import Method, SessionId, SummaryResult
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.forget import Forgotten
 from producer.gate import GateStatus
+from producer.pairs import repair_messages
 from producer.settings import Settings
 from producer.spill import SpillRange, SpillStore
 from worker.api.auth import Caller
@@ -28,6 +29,8 @@ from worker.api.bodies import (
     HeldInput,
     HeldMessages,
     JobAccepted,
+    Repaired,
+    RepairRequest,
     SummaryRequest,
 )
 from worker.api.problems import ApiProblem, documented
@@ -297,3 +300,15 @@ async def forget_session(session_id: SessionPath, caller: Caller, request: Reque
     directory = request.app.state.settings.session_log_dir
     report.log_files = await asyncio.to_thread(forget_files, directory, session_id)
     return report
+
+
+@router.post(
+    "/repair",
+    response_model=Repaired,
+    summary="Remove broken tool pairs from a conversation",
+    responses=documented(*_AUTH, "payload_too_large", "invalid_job", "invalid_request"),
+)
+async def repair_conversation(body: RepairRequest, caller: Caller) -> Repaired:
+    """The messages with unanswered calls and orphan results removed; valid ones unchanged."""
+    fixed = await asyncio.to_thread(repair_messages, body.messages, body.shape)
+    return Repaired(messages=fixed, removed=len(body.messages) - len(fixed))

@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.eval",
     "worker.cli.forget",
     "worker.cli.gate",
+    "worker.cli.repair",
     "worker.cli.reprocess",
     "worker.cli.status",
     "worker.cli.submit",

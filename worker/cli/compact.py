@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from producer.settings import Settings
 
@@ -23,18 +24,25 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(run=_compact)
 
 
-def _compact(args: argparse.Namespace, settings: Settings) -> int:
-
-    from producer.client import Producer
+def load_messages(path: str) -> list[Any]:
+    """The message list in a JSON file (``-``: stdin): a list, or ``{"messages": [...]}``."""
     from producer.errors import InvalidJobError
 
     try:
-        loaded = json.loads(Path(args.messages).read_text(encoding="utf-8"))
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        loaded = json.loads(text)
     except (OSError, ValueError) as exc:
-        raise InvalidJobError(f"cannot read {args.messages}: {exc}") from None
+        raise InvalidJobError(f"cannot read {path}: {exc}") from None
     messages = loaded.get("messages") if isinstance(loaded, dict) else loaded
     if not isinstance(messages, list):
         raise InvalidJobError('expected a JSON list of messages or {"messages": [...]}')
+    return messages
+
+
+def _compact(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import Producer
+
+    messages = load_messages(args.messages)
     previous = Path(args.previous).read_text(encoding="utf-8") if args.previous else None
     with Producer(settings) as producer:
         handle = producer.compact(
@@ -49,8 +57,10 @@ def _compact(args: argparse.Namespace, settings: Settings) -> int:
         print(result.model_dump_json())
     else:
         print(
-            f"# {result.method.value} · {result.messages_before} → {result.messages_after} "
-            f"messages · ~{result.tokens_before} → ~{result.tokens_after} tokens",
+            f"# {result.method.value}"
+            + (f" ({result.passthrough_reason.value})" if result.passthrough_reason else "")
+            + f" · {result.messages_before} → {result.messages_after} messages"
+            f" · ~{result.tokens_before} → ~{result.tokens_after} tokens",
             file=sys.stderr,
         )
         print(result.summary)

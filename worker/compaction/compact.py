@@ -1,68 +1,50 @@
 """Compaction: a conversation's middle replaced by one summary message, tool pairs kept whole.
 
-The list is cut into a protected head (the first ``protect_first`` messages), a middle, and a
-protected tail (the last ``protect_last``). Protected messages are never summarized, so the cuts
-only ever grow the protected parts: a head whose last call is answered in the middle takes those
-results along, and a tail that starts with tool results pulls their call (and anything between)
-into the tail. The middle becomes one summary message with role ``user``: it is information
-handed to the model, not something the model said (an assistant-role summary reads as the
-model's own words and, placed last, as a prefill to continue), and a user message is valid
-anywhere in both APIs, first place included. When there is no middle, nothing is summarized: the
-result is the input (pairs repaired) with method ``passthrough``; that is not an error.
+The list is cut into a protected head, a middle and a protected tail (``cuts.py``: the cuts only
+move outwards, so no tool pair spans one and nothing is dropped). The middle becomes one summary
+message with role ``user``: it is information handed to the model, not something the model said
+(an assistant-role summary reads as the model's own words and, placed last, as a prefill to
+continue), and a user message is valid anywhere in both APIs, first place included.
+
+The size rule: under ``compaction_min_messages`` messages, with no middle, or when the compacted
+list would not be smaller (estimated tokens) than the input, the result is the input (pairs
+repaired) with method ``passthrough`` and the reason; that is not an error. The model is asked
+through the same path as summaries (``worker.model.calls``: guard, retries, failover).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-import structlog
-
-from producer.compaction import CompactionJob, CompactionMethod, CompactionResult
+from producer.compaction import (
+    CompactionJob,
+    CompactionMethod,
+    CompactionResult,
+    PassthroughReason,
+)
 from producer.contract import FallbackReason, utcnow
 from producer.errors import ProviderError
-from worker.compaction.messages import Role, Turn, parse, text_turn
-from worker.compaction.pairs import repair, sanitize_slice
-from worker.compaction.prompt import DEFAULT_MAX_INPUT_CHARS, DEFAULT_MAX_TOKENS, build_request
+from producer.messages import Conversation, Role, Turn, parse, text_turn
+from producer.pairs import repair
+from producer.settings import Settings
+from worker.compaction.cuts import cut
+from worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
 from worker.compaction.redaction import for_model
-from worker.compaction.summary import (
-    fallback_summary,
-    finish,
-    is_summary,
-    latest_user_request,
-    unwrap,
-)
-from worker.model.providers.base import Completion, ModelRequest, Provider
+from worker.compaction.summary import fallback_summary, finish, is_summary, open_requests, unwrap
+from worker.model.calls import Route, ask
+from worker.model.providers.base import Completion, ModelRequest
 from worker.model.tokens import estimate_tokens
 from worker.redact import Redactor, Scope
 
 DEFAULT_MAX_SUMMARY_CHARS = 16_000
 
-_log = structlog.get_logger(__name__)
-
-
-def split(turns: Sequence[Turn], protect_first: int, protect_last: int) -> tuple[int, int]:
-    """``(head_end, tail_start)``: protected head and tail, grown so no tool pair is cut."""
-    count = len(turns)
-    head_end = min(protect_first, count)
-    tail_start = max(head_end, count - protect_last)
-    call_at = {c.id: i for i, t in enumerate(turns) for c in t.calls}
-    last_result_at = {r.call_id: i for i, t in enumerate(turns) for r in t.results}
-    while head_end < tail_start:
-        reach = max(
-            (last_result_at.get(c.id, -1) for t in turns[:head_end] for c in t.calls), default=-1
-        )
-        start = min(
-            (call_at.get(r.call_id, count) for t in turns[tail_start:] for r in t.results),
-            default=count,
-        )
-        if reach < head_end and start >= tail_start:
-            break
-        head_end = max(head_end, reach + 1)
-        tail_start = max(min(tail_start, start), head_end)
-    return head_end, tail_start
+Ground = Callable[[str, ModelRequest], None]
+"""Checks a model's summary against what it was shown; raises ``ProviderError`` to refuse it."""
 
 
 def messages_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
@@ -71,32 +53,15 @@ def messages_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     return estimate_tokens(text)
 
 
+def _raws(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    return [dict(t.raw) for t in turns]
+
+
 def _fold(previous_summary: str | None, earlier: Sequence[Turn]) -> str | None:
-    """The job's previous summary plus any summary messages found in the list, deduplicated."""
+    """The previous summary plus any summary messages found in the list, deduplicated."""
     bodies = [unwrap(previous_summary), *(unwrap(t.text) for t in earlier)]
     unique = list(dict.fromkeys(b for b in bodies if b))
     return "\n\n".join(unique) or None
-
-
-def _ask(
-    provider: Provider | None, request: ModelRequest, budget: float, max_chars: int
-) -> tuple[Completion | None, FallbackReason | None, str | None]:
-    """The model's answer, or why there is none (reason, detail)."""
-    if provider is None:
-        return None, None, "no model provider configured"
-    if budget <= 0:
-        return None, FallbackReason.DEADLINE, "the job's deadline had passed"
-    try:
-        completion = provider.complete(request, budget)
-    except ProviderError as exc:
-        _log.warning("compaction_model_failed", provider=provider.name, reason=exc.reason.value)
-        return None, exc.reason, exc.detail or exc.reason.value
-    if not unwrap(completion.text).strip():
-        return None, FallbackReason.EMPTY, "the model returned no summary text"
-    if len(completion.text) > max_chars:
-        detail = f"the model returned {len(completion.text)} chars, more than {max_chars}"
-        return None, FallbackReason.OVERSIZED, detail
-    return completion, None, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,46 +71,139 @@ class _Summary:
     text: str
     method: CompactionMethod
     completion: Completion | None = None
+    provider: str | None = None
     reason: FallbackReason | None = None
     detail: str | None = None
 
 
 def compact(
     job: CompactionJob,
-    provider: Provider | None,
+    routes: Sequence[Route],
+    settings: Settings,
     *,
-    timeout: float,
-    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
-    max_summary_chars: int = DEFAULT_MAX_SUMMARY_CHARS,
+    stored_summary: str | None = None,
+    ground: Ground | None = None,
     redactor: Redactor | None = None,
 ) -> CompactionResult:
     """Replace the unprotected middle of ``job.messages`` by one summary message.
 
-    Uses ``provider`` when there is one and it answers in time; otherwise (no provider, a
-    ``ProviderError``, an empty or oversized answer, a passed deadline) an extractive fallback.
-    Earlier summary messages in the list are folded into the new one, so banners never stack.
-    The model sees the middle with its secrets as placeholders (``redactor``, else model-only).
+    ``routes`` lead to the model (none: the extractive fallback); any failure along them also
+    ends in the fallback. ``stored_summary`` is the session's last summary, folded in when the
+    job brings no ``previous_summary``; earlier summary messages in the list are folded in too,
+    so banners never stack. ``ground`` may refuse a model summary that claims what it was not
+    shown. The model sees the middle with its secrets as placeholders (``redactor``, else
+    model-only redaction).
     """
     started = utcnow()
     conversation = parse(job.messages, job.shape)
+    kept = repair(conversation.turns)
     earlier = [t for t in conversation.turns if is_summary(t)]
     live = [t for t in conversation.turns if not is_summary(t)]
-    head_end, tail_start = split(live, job.protect_first, job.protect_last)
-    middle = sanitize_slice(live[head_end:tail_start])
-    if not middle:
-        final = repair(conversation.turns)
-        summary = _Summary("", CompactionMethod.PASSTHROUGH)
-    else:
-        previous = _fold(job.previous_summary, earlier)
-        sent = for_model(middle, previous, redactor or Redactor(frozenset({Scope.MODEL})))
-        request = build_request(*sent, max_input_chars=max_input_chars, max_tokens=max_tokens)
-        budget = min(timeout, (job.deadline - utcnow()).total_seconds())
-        summary = _summarize(provider, request, budget, max_summary_chars, middle, previous, live)
+    head, tail = cut(live, job.protect_first, job.protect_last)
+    middle = live[head:tail]
+    skip = _skip_reason(job, settings, middle, earlier, live)
+    summary: _Summary | None = None
+    if skip is None:
+        previous = _fold(job.previous_summary or stored_summary, earlier)
+        shown = for_model(middle, previous, redactor or Redactor(frozenset({Scope.MODEL})))
+        summary = _summarize(job, routes, settings, shown, live, ground)
         note = text_turn(Role.USER, summary.text, conversation)
-        final = repair([*live[:head_end], note, *live[tail_start:]])
-    messages = [dict(t.raw) for t in final]
-    completion = summary.completion
+        compacted = repair([*live[:head], note, *live[tail:]])
+        if messages_tokens(_raws(compacted)) < messages_tokens(_raws(kept)):
+            kept = compacted
+        else:
+            skip = PassthroughReason.NOT_SMALLER
+    return _result(job, conversation, _raws(kept), summary, skip, started)
+
+
+def _skip_reason(
+    job: CompactionJob,
+    settings: Settings,
+    middle: Sequence[Turn],
+    earlier: Sequence[Turn],
+    live: Sequence[Turn],
+) -> PassthroughReason | None:
+    """Why the input should be handed back as it is, before any model is asked."""
+    if len(job.messages) < settings.compaction_min_messages:
+        return PassthroughReason.TOO_FEW_MESSAGES
+    if not middle:
+        return PassthroughReason.NOTHING_TO_COMPACT
+    smallest = finish("", open_requests(live))  # no summary can be shorter than this one
+    if messages_tokens(_raws([*middle, *earlier])) <= estimate_tokens(smallest):
+        return PassthroughReason.NOT_SMALLER
+    return None
+
+
+def _summarize(
+    job: CompactionJob,
+    routes: Sequence[Route],
+    settings: Settings,
+    shown: tuple[list[Turn], str | None],
+    live: Sequence[Turn],
+    ground: Ground | None,
+) -> _Summary:
+    """The model's summary of the middle, else the extractive fallback's, with the reason.
+
+    ``shown`` is the middle and the previous summary as the model may see them (redacted).
+    """
+    middle, previous = shown
+    requests = open_requests(live)
+    request = build_request(
+        middle,
+        previous,
+        max_input_chars=settings.max_model_input_chars,
+        max_tokens=DEFAULT_MAX_TOKENS,
+    )
+    deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
+
+    def check(completion: Completion) -> None:
+        _check(completion, request, ground)
+
+    reason: FallbackReason | None = None
+    detail: str | None = "no model provider configured"
+    if routes:
+        try:
+            answer = ask(
+                routes,
+                request,
+                deadline=deadline,
+                settings=settings,
+                check=check,
+                call_timeout=settings.model_timeout_seconds * 2,
+            )
+        except ProviderError as exc:
+            reason, detail = exc.reason, (exc.detail or exc.reason.value)[:200]
+        else:
+            made = finish(answer.completion.text, requests)
+            used = answer.route.provider.name
+            return _Summary(made, CompactionMethod.LLM, answer.completion, used)
+    text = fallback_summary(middle, previous, requests=requests)
+    first = routes[0].provider.name if routes else None
+    return _Summary(text, CompactionMethod.FALLBACK, None, first, reason, detail)
+
+
+def _check(completion: Completion, request: ModelRequest, ground: Ground | None) -> None:
+    """Refuse an empty or oversized summary, and (with ``ground``) an ungrounded one."""
+    if not unwrap(completion.text).strip():
+        raise ProviderError(FallbackReason.EMPTY, "the model returned no summary text")
+    if len(completion.text) > DEFAULT_MAX_SUMMARY_CHARS:
+        detail = f"the model returned {len(completion.text)} chars, more than "
+        raise ProviderError(FallbackReason.OVERSIZED, f"{detail}{DEFAULT_MAX_SUMMARY_CHARS}")
+    if ground is not None:
+        ground(completion.text, request)
+
+
+def _result(
+    job: CompactionJob,
+    conversation: Conversation,
+    messages: list[dict[str, Any]],
+    summary: _Summary | None,
+    skip: PassthroughReason | None,
+    started: datetime,
+) -> CompactionResult:
+    """The result: the compacted list, or the input when ``skip`` says why not."""
+    completion = summary.completion if summary is not None else None
+    made = summary if skip is None else None
     return CompactionResult(
         job_id=job.job_id,
         session_id=job.session_id,
@@ -153,12 +211,13 @@ def compact(
         messages_before=len(job.messages),
         tokens_before=messages_tokens(job.messages),
         messages=messages,
-        summary=summary.text,
-        method=summary.method,
-        provider=provider.name if provider is not None and middle else None,
+        summary=made.text if made is not None else "",
+        method=made.method if made is not None else CompactionMethod.PASSTHROUGH,
+        passthrough_reason=skip,
+        provider=summary.provider if summary is not None else None,
         model=completion.model if completion is not None else None,
-        fallback_reason=summary.reason,
-        fallback_detail=summary.detail,
+        fallback_reason=made.reason if made is not None else None,
+        fallback_detail=made.detail if made is not None else None,
         messages_after=len(messages),
         tokens_after=messages_tokens(messages),
         input_tokens=completion.input_tokens if completion is not None else None,
@@ -166,21 +225,3 @@ def compact(
         started_at=started,
         finished_at=utcnow(),
     )
-
-
-def _summarize(
-    provider: Provider | None,
-    request: ModelRequest,
-    budget: float,
-    max_chars: int,
-    middle: Sequence[Turn],
-    previous: str | None,
-    live: Sequence[Turn],
-) -> _Summary:
-    """The model's summary of the middle, else the extractive fallback's, with the reason."""
-    completion, reason, detail = _ask(provider, request, budget, max_chars)
-    task = latest_user_request(live)
-    if completion is not None:
-        return _Summary(finish(completion.text, task), CompactionMethod.LLM, completion)
-    text = fallback_summary(middle, previous, request=task)
-    return _Summary(text, CompactionMethod.FALLBACK, None, reason, detail)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from producer.messages import Turn
 from producer.text import elide, truncate
-from worker.compaction.messages import Turn
 from worker.compaction.summary import TEMPLATE, unwrap
 from worker.model.fence import Fence, escape
 from worker.model.providers.base import ModelRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from worker.compaction.messages import Turn
+from producer.messages import Turn
 from worker.redact import Redactor, Scope
 
 

@@ -3,8 +3,8 @@
 Two hazards shape it. A weak model reads summarized turns as live instructions and redoes
 finished work, so every summary opens with a banner saying it is reference only (and banners
 never stack when a summary is folded into the next one). A model-written "Active Task" can
-resurrect a finished request, so that section is never the model's: it quotes the latest real
-user request verbatim from the messages.
+resurrect a finished request, so that section is never the model's: it quotes, verbatim, only
+the user's requests the agent has not finished yet, or says "None".
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from producer.messages import Role, Turn
 from producer.text import elide, truncate
-from worker.compaction.messages import Role, Turn
 
 BANNER = (
     "[EARLIER TURNS SUMMARIZED · REFERENCE ONLY]\n"
@@ -54,17 +54,47 @@ What was about to happen next.
 Anything else that must not be lost."""
 
 _MAX_REQUEST_CHARS = 3000
+_MAX_BANNERS = 20
+_MAX_OPEN_REQUESTS = 5
+# A banner's opening tag, whoever wrote it: a bracketed, upper-case line naming a summary,
+# compaction or handoff ("[CONTEXT COMPACTION — REFERENCE ONLY]"); "[summary] …" is a request.
+_BANNER_TAG = re.compile(r"\[[^\[\]\na-z]{0,120}?(?:SUMMAR|COMPACT|HANDOFF)[^\[\]\na-z]{0,120}\]")
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n(?= {0,3}#)")
+_END_TAG = re.compile(r"\n?[ \t]*\[END OF [^\[\]\n]{0,120}\][ \t]*$", re.I)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _PATH_TOKEN = re.compile(r"[\w~./-]+")
 _FILE_SUFFIX = re.compile(r"[\w-]+\.(?:[a-z][a-z0-9]{0,5})$", re.IGNORECASE)
 _ERROR_LINE = re.compile(r"\b(error|exception|traceback|failed|failure|fatal|panic)\b", re.I)
 
 
+def _banner_end(text: str) -> int:
+    """Where a banner at the start of ``text`` ends (0: there is none).
+
+    Recognized by structure, whoever wrote it: a known tersify banner, or a bracketed tag that
+    names a summary, compaction or handoff (``[CONTEXT COMPACTION — REFERENCE ONLY]``) together
+    with the rest of its paragraph, up to a blank line or a markdown heading.
+    """
+    known = next((b for b in BANNERS if text.startswith(b)), None)
+    if known is not None:
+        return len(known)
+    if not _BANNER_TAG.match(text):
+        return 0
+    for match in _PARAGRAPH_END.finditer(text):
+        return match.start()
+    return len(text)
+
+
 def strip_banner(text: str | None) -> str:
-    """``text`` without any known banner at its start (however many, after any whitespace)."""
+    """``text`` without the banners at its start (any writer's, however many)."""
     body = (text or "").lstrip()
-    while match := next((b for b in BANNERS if body.startswith(b)), None):
-        body = body[len(match) :].lstrip()
+    for _ in range(_MAX_BANNERS):
+        end = _banner_end(body)
+        if end == 0:
+            break
+        tag = _BANNER_TAG.match(body)
+        if end == len(body) and tag is not None and not body.startswith(BANNERS):
+            return body[tag.end() :].strip()  # a tag over the only paragraph: that is the body
+        body = body[end:].lstrip()
     return body
 
 
@@ -78,25 +108,34 @@ def with_banner(body: str | None) -> str:
 
 
 def unwrap(text: str | None) -> str:
-    """A previous summary's body: banner(s) and end marker(s) removed, ready to fold in."""
+    """A previous summary's body: banners and end markers removed, ready to fold in."""
     body = strip_banner(text).rstrip()
-    while body.endswith(END_MARKER):
-        body = body[: -len(END_MARKER)].rstrip()
+    for _ in range(_MAX_BANNERS):
+        match = _END_TAG.search(body)
+        if match is None:
+            break
+        body = body[: match.start()].rstrip()
     return body
 
 
 def is_summary(turn: Turn) -> bool:
     """True when ``turn`` is a compaction summary written earlier (it opens with a banner)."""
-    text = turn.text.lstrip()
-    return not (turn.calls or turn.results) and any(text.startswith(b) for b in BANNERS)
+    return not (turn.calls or turn.results) and _banner_end(turn.text.lstrip()) > 0
 
 
-def latest_user_request(turns: Sequence[Turn]) -> str | None:
-    """The text of the last user message that is neither a tool result nor a summary."""
+def open_requests(turns: Sequence[Turn]) -> list[str]:
+    """The user's requests the agent has not finished: those after its last finished turn.
+
+    An agent's turn is finished when it hands back with an assistant message that has text and
+    no tool calls; user messages after it (not tool results, not summaries) are still open.
+    """
+    asks: list[str] = []
     for turn in reversed(turns):
+        if turn.role is Role.ASSISTANT and turn.text.strip() and not turn.calls:
+            break
         if turn.role is Role.USER and turn.text.strip() and not is_summary(turn):
-            return turn.text.strip()
-    return None
+            asks.append(turn.text.strip())
+    return asks[::-1]
 
 
 def _drop_active_task(body: str) -> str:
@@ -116,13 +155,18 @@ def _drop_active_task(body: str) -> str:
     return "\n".join(out)
 
 
-def finish(body: str, request: str | None) -> str:
-    """The final summary: banner, a grounded Active Task, the body, the end marker."""
-    if request is None:
-        task = "None: the conversation holds no user request."
+def finish(body: str, requests: Sequence[str]) -> str:
+    """The final summary: banner, the grounded Active Task, the body, the end marker."""
+    if not requests:
+        task = "None: every request in the conversation was answered."
     else:
-        quoted = "\n".join(f"> {line}" for line in elide(request, _MAX_REQUEST_CHARS).split("\n"))
-        task = f"The user's latest request, quoted verbatim from the conversation:\n{quoted}"
+        shown = requests[-_MAX_OPEN_REQUESTS:]
+        quoted = [
+            "\n".join(f"> {line}" for line in elide(r, _MAX_REQUEST_CHARS).split("\n"))
+            for r in shown
+        ]
+        task = "Unfinished: the user's requests since the agent last finished a turn, verbatim:\n"
+        task += "\n>\n".join(quoted)
     rest = _drop_active_task(unwrap(body)).strip()
     return with_banner(f"## Active Task\n{task}\n\n{rest}\n\n{END_MARKER}")
 
@@ -154,7 +198,7 @@ def _errors(texts: Sequence[str], limit: int = 10) -> list[str]:
 
 
 def fallback_summary(
-    turns: Sequence[Turn], previous_summary: str | None, *, request: str | None
+    turns: Sequence[Turn], previous_summary: str | None, *, requests: Sequence[str]
 ) -> str:
     """An extractive summary made without a model: counts, requests, files and errors seen."""
     tools = Counter(c.name or "?" for t in turns for c in t.calls)
@@ -177,4 +221,4 @@ def fallback_summary(
     if previous:
         earlier = _demoted(truncate(_drop_active_task(previous), 8000, 200))
         sections.append(f"## Earlier Summary\n{earlier}")
-    return finish("\n\n".join(sections), request)
+    return finish("\n\n".join(sections), requests)

@@ -1,6 +1,10 @@
-"""A compaction job's life inside a worker: load the claim-checked job, compact, store."""
+"""A compaction job's life inside a worker: load the claim-checked job, log its messages,
+compact it under the summaries' model-call policy, store the result and the session's summary.
+"""
 
 from __future__ import annotations
+
+from typing import cast
 
 import structlog
 from pydantic import ValidationError
@@ -12,9 +16,11 @@ from producer.errors import InvalidJobError
 from producer.wire import parse_compaction_message
 from worker.compaction.compact import compact
 from worker.jobs.deadletter import dead_letter
-from worker.metrics import jobs as metrics
+from worker.metrics.jobs import count_redactions, observe_compaction
+from worker.model.providers.base import ModelRequest
 from worker.redact import Redactor, Scope
 from worker.runtime.runtime import Runtime
+from worker.summarize.grounding import Source, check_source
 
 log = structlog.get_logger("tersify.compaction")
 
@@ -37,14 +43,43 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
         return None
     try:
         job = CompactionJob.model_validate_json(payloads.decode(blob))
-        redactor = Redactor(Scope.parse(rt.settings.redact))
-        timeout = rt.settings.model_timeout_seconds * 2
-        result = compact(job, rt.compaction_provider, timeout=timeout, redactor=redactor)
-        metrics.count_redactions(redactor.counts)
     except (ValidationError, InvalidJobError) as exc:
         dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
-    store(rt, result)
+    with structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id):
+        try:
+            result = _run(rt, job)
+        except InvalidJobError as exc:
+            dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
+            return None
+        store(rt, result)
+    return result
+
+
+def _run(rt: Runtime, job: CompactionJob) -> CompactionResult:
+    """Log the job's messages, then compact them with the session's last summary at hand."""
+    settings = rt.settings
+    redactor = Redactor(Scope.parse(settings.redact))
+    try:
+        rt.session_log.append_compaction(job, redactor)
+    except OSError as exc:  # a full disk must not cost the user the compaction
+        log.warning("session_log_write_failed", error=str(exc))
+    stored: bytes | None = None
+    if not job.previous_summary:
+        stored = cast("bytes | None", rt.redis.get(keys.compaction_summary(job.session_id)))
+
+    def ground(text: str, request: ModelRequest) -> None:
+        check_source(text, Source.of(request.system, request.user), settings)
+
+    result = compact(
+        job,
+        rt.compaction_routes,
+        settings,
+        stored_summary=stored.decode("utf-8", "replace") if stored else None,
+        ground=ground,
+        redactor=redactor,
+    )
+    count_redactions(redactor.counts)
     return result
 
 
@@ -59,18 +94,25 @@ return 1
 
 def store(rt: Runtime, result: CompactionResult) -> bool:
     """Store the result once and wake its waiters; False when one was already stored."""
+    settings = rt.settings
     key = keys.compaction_result(result.job_id)
     script = rt.redis.register_script(_STORE_ONCE)
-    stored = bool(
-        script(keys=[key], args=[result.model_dump_json(), rt.settings.result_ttl_seconds])
-    )
+    with rt.redis.pipeline(transaction=False) as pipe:
+        script(
+            keys=[key], args=[result.model_dump_json(), settings.result_ttl_seconds], client=pipe
+        )
+        ttl = settings.compaction_summary_ttl_seconds
+        if result.summary and ttl:
+            pipe.set(keys.compaction_summary(result.session_id), result.summary, ex=ttl)
+        stored = bool(pipe.execute()[0])
+    observe_compaction(settings, result)
     log.info(
         "compaction_completed",
-        job_id=result.job_id,
-        session_id=result.session_id,
         stored=stored,
         method=result.method.value,
+        provider=result.provider,
         fallback_reason=result.fallback_reason,
+        passthrough_reason=result.passthrough_reason,
         messages_before=result.messages_before,
         messages_after=result.messages_after,
         tokens_before=result.tokens_before,

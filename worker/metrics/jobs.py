@@ -20,6 +20,7 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
 from producer import keys
+from producer.compaction import CompactionMethod, CompactionResult
 from producer.contract import DeadLetterReason, Method, Queue, SummaryResult
 from producer.gate import CompletionOutcome
 from producer.settings import Settings
@@ -116,6 +117,16 @@ REDACTIONS = Counter(
 for _kind in KINDS:
     REDACTIONS.labels(_kind)
 
+
+COMPACTIONS = Counter(
+    "tersify_compactions",
+    "Compactions finished, by method and why (the fallback or passthrough reason, else none).",
+    ["method", "reason"],
+    registry=REGISTRY,
+)
+for _method in CompactionMethod:  # exported from the start, at 0: rate() works
+    COMPACTIONS.labels(_method.value, "none")
+
 JOB_METRICS = (
     JOBS,
     JOB_DURATION,
@@ -129,6 +140,7 @@ JOB_METRICS = (
     DEAD_LETTERS,
     GATE_HOLD,
     REDACTIONS,
+    COMPACTIONS,
 )
 
 
@@ -166,7 +178,15 @@ def count_redactions(counts: Mapping[str, int]) -> None:
         REDACTIONS.labels(kind).inc(count)
 
 
-def _count_tokens(settings: Settings, result: SummaryResult) -> None:
+def observe_compaction(settings: Settings, result: CompactionResult) -> None:
+    """Count one finished compaction, and the model's tokens and cost when it was called."""
+    reason = result.fallback_reason or result.passthrough_reason
+    COMPACTIONS.labels(result.method.value, reason.value if reason else "none").inc()
+    if result.provider and result.model:
+        _count_tokens(settings, result)
+
+
+def _count_tokens(settings: Settings, result: SummaryResult | CompactionResult) -> None:
     provider, model = str(result.provider), str(result.model)
     tokens_in, tokens_out = result.input_tokens or 0, result.output_tokens or 0
     TOKENS.labels(provider, model, "in").inc(tokens_in)

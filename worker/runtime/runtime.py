@@ -15,6 +15,7 @@ from redis import Redis
 from producer.client import redis_client
 from producer.gate import SessionGate
 from producer.settings import Settings
+from worker.model.calls import Route
 from worker.model.circuit import CircuitBreaker
 from worker.model.guard import CallGuard
 from worker.model.providers import make_provider
@@ -25,7 +26,6 @@ from worker.runtime.scheduler import Scheduler
 from worker.store.sessionlog import SessionLog
 from worker.store.writebehind import WriteBehind
 from worker.summarize.cache import ResultCache
-from worker.summarize.summarizer import Route
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Runtime:
     gate: SessionGate
     routes: list[Route]
     cache: ResultCache
-    compaction_provider: Provider | None
+    compaction_routes: list[Route]
     session_log: SessionLog
     scheduler: Scheduler
     writes: WriteBehind
@@ -59,12 +59,7 @@ class Runtime:
             second = make_provider(settings, spare, pool_size=settings.worker_concurrency)
             if second is not None:
                 routes.append(route(settings, client, second, writes))
-        compaction_provider = make_provider(
-            settings,
-            settings.resolved_compaction_provider(),
-            pool_size=max(1, settings.worker_concurrency // 4),
-            model=settings.compaction_model,
-        )
+        compaction_routes = compaction_route_list(settings, client, routes, writes)
         log = SessionLog(
             settings.session_log_dir,
             client,
@@ -83,7 +78,7 @@ class Runtime:
             gate,
             routes,
             cache,
-            compaction_provider,
+            compaction_routes,
             log,
             scheduler,
             writes,
@@ -95,8 +90,9 @@ class Runtime:
         self.writes.close()
         for r in self.routes:
             r.provider.close()
-        if self.compaction_provider is not None:
-            self.compaction_provider.close()
+        for r in self.compaction_routes:
+            if all(r.provider is not s.provider for s in self.routes):
+                r.provider.close()
         self.redis.close()
         self.gate_redis.close()
 
@@ -127,6 +123,22 @@ def route(
             else None,
         ),
     )
+
+
+def compaction_route_list(
+    settings: Settings, client: Redis, routes: list[Route], writes: WriteBehind
+) -> list[Route]:
+    """Compaction's routes: the summary routes when it uses the same provider and model, else
+    its own provider (same shared breaker and rate limit by provider name) and the failover."""
+    name = settings.resolved_compaction_provider()
+    if name is settings.resolved_summary_provider() and settings.compaction_model is None:
+        return routes
+    pool_size = max(1, settings.worker_concurrency // 4)
+    provider = make_provider(settings, name, pool_size=pool_size, model=settings.compaction_model)
+    if provider is None:
+        return []
+    spares = [r for r in routes[1:] if r.provider.name != provider.name]
+    return [route(settings, client, provider, writes), *spares]
 
 
 _lock = threading.Lock()

@@ -1,4 +1,5 @@
-"""The session log: one JSONL file per session holding every full tool output and every result.
+"""The session log: one JSONL file per session holding every full tool output and every result,
+and the full messages of every compaction.
 
 A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
 never part of a session file's name) and a new one started; files untouched for
@@ -26,6 +27,7 @@ from typing import Any
 import redis
 
 from producer import keys
+from producer.compaction import CompactionJob
 from producer.contract import PendingSummary, SummaryResult
 from worker.redact import Redactor, Scope
 from worker.store.writebehind import WriteBehind
@@ -109,6 +111,21 @@ class SessionLog:
         else:
             ttl = self._marker_ttl
             self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
+        return True
+
+    def append_compaction(self, job: CompactionJob, redactor: Redactor | None = None) -> bool:
+        """Write a compaction job's full messages once; False when they were already logged.
+
+        Under ``Scope.LOG`` every string in the messages is redacted, as an output is.
+        """
+        marker = keys.logged(job.job_id)
+        if self._redis.exists(marker):
+            return False
+        entry: Any = {"kind": "compaction", **job.model_dump(mode="json")}
+        if Scope.LOG in self._redact:
+            entry = _redacted(entry, redactor or Redactor(self._redact))
+        self._append(job.session_id, entry)
+        self._redis.set(marker, b"1", ex=self._marker_ttl)
         return True
 
     def append_result(self, result: SummaryResult, redactor: Redactor | None = None) -> None:
@@ -207,3 +224,14 @@ def read_entries(path: Path) -> Iterator[dict[str, Any]]:
                 continue
             seen.add(ident)
             yield entry
+
+
+def _redacted(value: Any, redactor: Redactor) -> Any:
+    """``value`` (JSON data) with every string in it redacted."""
+    if isinstance(value, str):
+        return redactor.redact(value)
+    if isinstance(value, list):
+        return [_redacted(item, redactor) for item in value]
+    if isinstance(value, dict):
+        return {key: _redacted(item, redactor) for key, item in value.items()}
+    return value

@@ -187,7 +187,12 @@ def job_source(job: PendingSummary, settings: Settings) -> Source:
 
 def check_grounding(text: str, job: PendingSummary, settings: Settings) -> None:
     """Log an answer's unsupported claims; raise ``ungrounded`` once they reach the setting."""
-    missing = unsupported(text, job_source(job, settings))
+    check_source(text, job_source(job, settings), settings)
+
+
+def check_source(text: str, source: Source, settings: Settings) -> None:
+    """``check_grounding`` against any source (a compaction's transcript, say)."""
+    missing = unsupported(text, source)
     if not missing:
         return
     log.warning(

@@ -11,10 +11,7 @@ import structlog
 from producer.contract import FallbackReason, Method, PendingSummary, ToolType
 from producer.errors import ProviderError
 from producer.settings import Settings
-from worker.model.circuit import OUTAGE_REASONS
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest, Provider
-from worker.model.retry import RetryPolicy, call_with_retries
+from worker.model.calls import Route, ask
 from worker.redact import Redactor, Scope
 from worker.shrink.extractive import extract
 from worker.shrink.fallback import fallback_truncate
@@ -52,18 +49,6 @@ def fallback_outcome(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """One way to a model: its provider and the guard (circuit, rate limit) in front of it."""
-
-    provider: Provider
-    guard: CallGuard
-
-
-# Failures after which the failover provider, when configured, gets the job.
-FAILOVER_REASONS = OUTAGE_REASONS | {FallbackReason.CIRCUIT_OPEN, FallbackReason.RATE_LIMITED}
-
-
 def summarize(
     job: PendingSummary,
     tool_type: ToolType,
@@ -94,60 +79,27 @@ def summarize(
         max_verbatim_chars=settings.max_verbatim_chars,
     )
     deadline = time.monotonic() + remaining
-    for index, route in enumerate(routes):
-        try:
-            return _ask(route, request, sent, settings, deadline)
-        except ProviderError as failure:
-            error = failure
-            if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:
-                break
-            log.warning("model_failover", failed=route.provider.name, reason=error.reason.value)
-    return fallback_outcome(job, tool_type, settings, error)
-
-
-def _ask(
-    route: Route, request: ModelRequest, job: PendingSummary, settings: Settings, deadline: float
-) -> Outcome:
-    """One provider's answer (with retries), checked; ``ProviderError`` when there is none."""
-    last_timeout = settings.model_timeout_seconds
-
-    def send() -> Completion:
-        nonlocal last_timeout
-        # Measured at send time: the rate limit may have made this attempt wait.
-        last_timeout = min(settings.model_timeout_seconds, deadline - time.monotonic())
-        return route.provider.complete(request, last_timeout)
-
-    def attempt(_seconds_left: float) -> Completion:
-        return route.guard.call(send, request, deadline=deadline)
-
     try:
-        completion = call_with_retries(attempt, deadline=deadline, policy=retry_policy(settings))
+        answer = ask(
+            routes,
+            request,
+            deadline=deadline,
+            settings=settings,
+            check=lambda completion: check_answer(completion.text.strip(), sent, settings),
+        )
     except ProviderError as error:
-        if error.reason is FallbackReason.TIMEOUT and last_timeout < settings.model_timeout_seconds:
-            raise ProviderError(
-                FallbackReason.DEADLINE, "the job's deadline cut the model call"
-            ) from None
-        raise
+        return fallback_outcome(job, tool_type, settings, error)
+    completion = answer.completion
     text = completion.text.strip()
-    check_answer(text, job, settings)
     if request.splice:
         text = spliced(text, request.splice)  # a file's relevant range, verbatim, between
     return Outcome(
         text=text,
         method=Method.LLM,
-        provider=route.provider.name,
+        provider=answer.route.provider.name,
         model=completion.model,
         input_tokens=completion.input_tokens,
         output_tokens=completion.output_tokens,
-    )
-
-
-def retry_policy(settings: Settings) -> RetryPolicy:
-    """The model-call retry policy the settings describe."""
-    return RetryPolicy(
-        attempts=settings.model_max_attempts,
-        base_seconds=settings.model_retry_base_seconds,
-        max_seconds=settings.model_retry_max_seconds,
     )
 
 

@@ -2,8 +2,9 @@
 
 Both APIs reject a history where an assistant's tool call is not answered by the messages right
 after it, or where a result answers nothing ("tool_use ids were found without tool_result
-blocks immediately after"). ``sanitize_slice`` trims a slice's edges before it is summarized;
-``repair`` makes a whole history valid before it goes back to the caller.
+blocks immediately after"). ``repair`` makes a whole history valid: compaction runs it on what it
+hands back, and a backend can run it (``repair_messages``, ``tersify repair``, ``POST
+/v1/repair``) on any history before sending it.
 
 "Answered" means answered in the run of result-carrying messages directly after the call: the
 consecutive ``tool`` messages (OpenAI) or the following user message(s) with ``tool_result``
@@ -13,43 +14,11 @@ call and its results is exactly what the APIs refuse.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from worker.compaction.messages import Turn
-
-
-def _without(turns: list[Turn], ids: set[str]) -> list[Turn]:
-    """``turns`` with every result answering one of ``ids`` removed (emptied turns dropped)."""
-    out: list[Turn] = []
-    for turn in turns:
-        kept = turn.keep({c.id for c in turn.calls}, {r.call_id for r in turn.results} - ids)
-        if kept is not None:
-            out.append(kept)
-    return out
-
-
-def sanitize_slice(turns: Sequence[Turn]) -> list[Turn]:
-    """``turns`` with orphaned tool results at the start and unanswered calls at the end removed.
-
-    A leading result whose call lies before the slice is dropped. The last tool-calling message
-    is dropped, with whatever partial results follow it, unless every one of its calls is
-    answered inside the slice; a fully answered trailing call is kept.
-    """
-    out = list(turns)
-    while out and out[0].results:
-        first = out[0].keep({c.id for c in out[0].calls}, set())
-        if first is not None:
-            out[0] = first
-            break
-        out.pop(0)
-    while True:
-        last = next((i for i in range(len(out) - 1, -1, -1) if out[i].calls), None)
-        if last is None:
-            return out
-        ids = {c.id for c in out[last].calls}
-        if ids <= {r.call_id for t in out[last + 1 :] for r in t.results}:
-            return out
-        out = out[:last] + _without(out[last + 1 :], ids)
+from producer.compaction import Message, MessageShape
+from producer.messages import Turn, parse
 
 
 def repair(turns: Sequence[Turn]) -> list[Turn]:
@@ -79,3 +48,14 @@ def repair(turns: Sequence[Turn]) -> list[Turn]:
         if kept is not None:
             out.append(kept)
     return out
+
+
+def repair_messages(
+    messages: Sequence[Mapping[str, Any]], shape: MessageShape | None = None
+) -> list[Message]:
+    """``messages`` (OpenAI, Anthropic or metadata shape) with every broken tool pair removed.
+
+    Valid messages come back as they were; raises ``InvalidJobError`` for malformed or mixed-shape
+    input.
+    """
+    return [dict(t.raw) for t in repair(parse(messages, shape).turns)]
