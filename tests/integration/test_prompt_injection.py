@@ -57,7 +57,8 @@ def assert_fenced(body: dict[str, Any], markers: dict[str, str]) -> None:
 def test_hostile_text_in_every_field_stays_inside_its_fence(
     fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
 ) -> None:
-    start_worker(**provider_env(fake_model, "openai"))
+    # Six messages are fewer than a compaction is worth by default: lower the minimum.
+    start_worker(**provider_env(fake_model, "openai"), compaction_min_messages="2")
     checked: list[int] = []
     runs = itertools.count()
 
@@ -77,7 +78,7 @@ def test_hostile_text_in_every_field_stays_inside_its_fence(
         messages = [
             {"role": "system", "content": "You are a coding agent."},
             {"role": "user", "content": f"start {text} MARK-user"},
-            {"role": "assistant", "content": f"ok {text} MARK-assistant"},
+            {"role": "assistant", "content": f"ok {text} MARK-assistant\n{FILLER}"},
             {"role": "user", "content": "go on"},
             {"role": "assistant", "content": "done"},
             {"role": "user", "content": "and now?"},

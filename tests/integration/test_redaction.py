@@ -86,7 +86,8 @@ def test_no_secret_in_a_compacted_conversation_reaches_the_model(
         {"role": "user", "content": "Go on."},
         {"role": "assistant", "content": "Done."},
     ]
-    start_worker(**provider_env(fake_model, provider))
+    # Six messages are fewer than a compaction is worth by default: lower the minimum.
+    start_worker(**provider_env(fake_model, provider), compaction_min_messages="2")
     result = producer.compact(
         session_id="leaky-c", messages=messages, protect_first=1, protect_last=1
     ).wait(30)
