@@ -18,6 +18,7 @@ from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, T
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.gate import AsyncSessionGate
 from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.liveness import async_live_workers
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
@@ -218,6 +219,10 @@ class AsyncProducer:
         if raw is None:
             raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
         return parse_result(raw)
+
+    async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
+        """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""
+        return await async_live_workers(self._redis, queue)
 
     async def close(self) -> None:
         """Close connections."""

@@ -23,6 +23,7 @@ from producer.errors import (
 )
 from producer.gate import SessionGate
 from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.liveness import live_workers
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -277,6 +278,10 @@ class Producer:
     def worker_alive(self, hostname: str) -> bool:
         """Whether the worker ``hostname`` has a live heartbeat record."""
         return bool(self._redis.exists(keys.worker_alive(hostname)))
+
+    def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
+        """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""
+        return live_workers(self._redis, queue)
 
     def close(self) -> None:
         """Close connections."""

@@ -116,3 +116,8 @@ RECENT_FALLBACKS = f"{PREFIX}recent:fallbacks"
 
 RECENT_COMPLETIONS = f"{PREFIX}recent:completions"
 """ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""
+
+
+def serving(queue: str) -> str:
+    """ZSET of the workers consuming ``queue``: member hostname, score = beat expiry (server ms)."""
+    return f"{PREFIX}serving:{queue}"

@@ -25,11 +25,17 @@ from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_
 def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     """Start every periodic chore of a worker process, once, on its scheduler."""
     started = time.time()
-    beat(rt, hostname, started)
-    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started))
+    queues = consumed_queues(app)
+    beat(rt, hostname, started, queues)
+    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started, queues))
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
     start_metrics(rt.settings, rt.redis, pool)
+
+
+def consumed_queues(app: Celery) -> list[str]:
+    """The names of the queues this worker takes jobs from (its ``--queues``)."""
+    return sorted(str(name) for name in app.amqp.queues.consume_from)
 
 
 @signals.setup_logging.connect
@@ -55,7 +61,7 @@ def _worker_shutdown(sender: Any = None, **_: Any) -> None:
     rt = current_runtime()
     hostname = getattr(sender, "hostname", None)
     if hostname and rt is not None:
-        clear_heartbeat(rt, str(hostname))
+        clear_heartbeat(rt, str(hostname), consumed_queues(sender.app))
     reset_runtime()
 
 

@@ -24,9 +24,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _compact(args: argparse.Namespace, settings: Settings) -> int:
-
     from producer.client import Producer
+    from producer.contract import Queue
     from producer.errors import InvalidJobError
+    from worker.cli.submit import warn_if_unserved
 
     try:
         loaded = json.loads(Path(args.messages).read_text(encoding="utf-8"))
@@ -44,6 +45,7 @@ def _compact(args: argparse.Namespace, settings: Settings) -> int:
             protect_first=args.protect_first,
             protect_last=args.protect_last,
         )
+        warn_if_unserved(producer, Queue.INTERACTIVE)
         result = handle.wait(args.timeout)
     if args.json:
         print(result.model_dump_json())

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from producer.contract import SummaryResult
+from producer.contract import Queue, SummaryResult
 from producer.settings import Settings
+
+if TYPE_CHECKING:
+    from producer.client import Producer
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +43,6 @@ def _read_input(name: str) -> bytes:
 
 def _submit(args: argparse.Namespace, settings: Settings) -> int:
     from producer.client import Producer
-    from producer.contract import Queue
 
     data = _read_input(args.file)
     with Producer(settings) as producer:
@@ -54,20 +57,37 @@ def _submit(args: argparse.Namespace, settings: Settings) -> int:
         if args.no_wait and not handle.done:
             print(handle.job_id)
             return 0
+        if not handle.done:
+            warn_if_unserved(producer, Queue.BATCH if args.batch else Queue.INTERACTIVE)
         _print_result(handle.wait(args.timeout), as_json=args.json)
     return 0
 
 
 def _result(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
+    from producer.client import Producer, redis_client
+    from producer.liveness import job_queue
 
     with Producer(settings) as producer:
-        result = producer.wait(args.job_id, args.wait) if args.wait else producer.get(args.job_id)
+        result = producer.get(args.job_id)
+        if result is None and args.wait:
+            with redis_client(settings) as client:
+                queue = job_queue(client, args.job_id)
+            if queue is not None:
+                warn_if_unserved(producer, queue)
+            result = producer.wait(args.job_id, args.wait)
         if result is None:
             print(f"tersify: job {args.job_id} is still running", file=sys.stderr)
             return 2
         _print_result(result, as_json=args.json)
     return 0
+
+
+def warn_if_unserved(producer: Producer, queue: Queue) -> None:
+    """Say at once on stderr when no live worker takes jobs from ``queue`` (then wait anyway)."""
+    from producer.liveness import no_worker_warning
+
+    if producer.live_workers(queue) == 0:
+        print(f"tersify: warning: {no_worker_warning(queue)}", file=sys.stderr, flush=True)
 
 
 def _print_result(result: SummaryResult, *, as_json: bool) -> None:
