@@ -11,7 +11,7 @@ import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from producer import keys, payloads
+from producer import keys, outputs, payloads
 from producer.classify import classify
 from producer.client import parse_result
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -164,6 +164,14 @@ class AsyncProducer:
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                if job.output_ref is not None:
+                    outputs.stage(
+                        pipe,
+                        job.output_ref,
+                        job.session_id,
+                        digest,
+                        self.settings.payload_ttl_seconds,
+                    )
                 pipe.hset(meta_key, mapping=job_meta(job, digest, tool_type))
                 pipe.expire(meta_key, self.settings.result_ttl_seconds)
                 await pipe.execute()
@@ -219,6 +227,20 @@ class AsyncProducer:
         if raw is None:
             raise ResultTimeoutError(f"no result for job {job_id!r} within {timeout:g}s")
         return parse_result(raw)
+
+    async def read_output(
+        self,
+        ref: str,
+        offset: int = 0,
+        limit: int = outputs.DEFAULT_LIMIT,
+        *,
+        grep: str | None = None,
+        session_id: str | outputs.Allows | None = None,
+    ) -> outputs.OutputRange:
+        """Lines of a result's full output by its ``output_ref``; see ``Producer.read_output``."""
+        return await outputs.async_read_output(
+            self._redis, ref, offset, limit, grep=grep, allows=outputs.only(session_id)
+        )
 
     async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
         """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""

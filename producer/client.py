@@ -10,7 +10,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from producer import keys, payloads
+from producer import keys, outputs, payloads
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -148,6 +148,14 @@ class Producer:
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                if job.output_ref is not None:
+                    outputs.stage(
+                        pipe,
+                        job.output_ref,
+                        job.session_id,
+                        digest,
+                        self.settings.payload_ttl_seconds,
+                    )
                 pipe.hset(meta_key, mapping=meta)
                 pipe.expire(meta_key, ttl)
                 pipe.execute()
@@ -278,6 +286,24 @@ class Producer:
     def worker_alive(self, hostname: str) -> bool:
         """Whether the worker ``hostname`` has a live heartbeat record."""
         return bool(self._redis.exists(keys.worker_alive(hostname)))
+
+    def read_output(
+        self,
+        ref: str,
+        offset: int = 0,
+        limit: int = outputs.DEFAULT_LIMIT,
+        *,
+        grep: str | None = None,
+        session_id: str | outputs.Allows | None = None,
+    ) -> outputs.OutputRange:
+        """Lines of a full output by its ``output_ref``: a range, or those containing ``grep``.
+
+        ``session_id`` (a session id, or a predicate over them) refuses other sessions' outputs
+        as not found; ``JobNotFoundError`` also for an unknown or expired ref.
+        """
+        return outputs.read_output(
+            self._redis, ref, offset, limit, grep=grep, allows=outputs.only(session_id)
+        )
 
     def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
         """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""

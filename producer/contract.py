@@ -136,6 +136,7 @@ class PendingSummary(_Versioned):
     decoded_with_replacement: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     deadline: datetime
+    output_ref: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
 
     @classmethod
     def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
@@ -168,3 +169,6 @@ class SummaryResult(_Versioned):
     queued_at: datetime
     started_at: datetime
     finished_at: datetime
+    output_ref: str | None = Field(
+        None, description="Reads the full output back (null for passthrough: the text is it)."
+    )

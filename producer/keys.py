@@ -121,3 +121,8 @@ RECENT_COMPLETIONS = f"{PREFIX}recent:completions"
 def serving(queue: str) -> str:
     """ZSET of the workers consuming ``queue``: member hostname, score = beat expiry (server ms)."""
     return f"{PREFIX}serving:{queue}"
+
+
+def output(ref: str) -> str:
+    """Hash pointing an ``output_ref`` at its session and stored payload (the full output)."""
+    return f"{PREFIX}output:{ref}"

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.demo",
     "worker.cli.eval",
     "worker.cli.gate",
+    "worker.cli.output",
     "worker.cli.reprocess",
     "worker.cli.status",
     "worker.cli.submit",

@@ -41,6 +41,7 @@ def make_result(
         queued_at=job.created_at,
         started_at=started,
         finished_at=utcnow(),
+        output_ref=job.output_ref,
     )
 
 
