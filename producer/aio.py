@@ -14,11 +14,12 @@ from redis.backoff import ExponentialBackoff
 from producer import keys, outputs, payloads
 from producer.classify import classify
 from producer.client import parse_result
-from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
+from producer.contract import JobOptions, LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.gate import AsyncSessionGate
 from producer.jobs import build_job, gate_cap, job_meta, passthrough
 from producer.liveness import async_live_workers
+from producer.options import summarizes
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
@@ -138,6 +139,7 @@ class AsyncProducer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        options: JobOptions | dict[str, Any] | None = None,
     ) -> AsyncSummaryHandle:
         """Enqueue ``output`` (or pass it through when short); see ``Producer.submit``."""
         job = build_job(
@@ -151,9 +153,10 @@ class AsyncProducer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            options=options,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
-        if len(job.output) <= self.settings.summarize_threshold_chars:
+        if not summarizes(self.settings, job):
             return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
         await self._enqueue(job, tool_type)
         return AsyncSummaryHandle(job.job_id, self)

@@ -11,9 +11,10 @@ from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from producer import keys, outputs, payloads
+from producer.cancel import Cancellation, cancel
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
-from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
+from producer.contract import JobOptions, LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import (
     InvalidJobError,
     JobNotFoundError,
@@ -24,6 +25,7 @@ from producer.errors import (
 from producer.gate import SessionGate
 from producer.jobs import build_job, gate_cap, job_meta, passthrough
 from producer.liveness import live_workers
+from producer.options import summarizes
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -115,11 +117,13 @@ class Producer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        options: JobOptions | dict[str, Any] | None = None,
     ) -> SummaryHandle:
         """Enqueue ``output`` for summarization, or hand it straight back when it is short.
 
         Interactive jobs close the session gate before they are published and reopen it if
-        publishing fails; batch jobs never touch the gate.
+        publishing fails; batch jobs never touch the gate. ``options`` (``JobOptions`` or its
+        dict) sets this job's budget, summary cap, model, passthrough or webhook.
         """
         job = build_job(
             self.settings,
@@ -132,9 +136,10 @@ class Producer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            options=options,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
-        if len(job.output) <= self.settings.summarize_threshold_chars:
+        if not summarizes(self.settings, job):
             return SummaryHandle(job.job_id, job.session_id, self, passthrough(job, tool_type))
         self.enqueue(job, tool_type)
         return SummaryHandle(job.job_id, job.session_id, self)
@@ -286,6 +291,12 @@ class Producer:
     def worker_alive(self, hostname: str) -> bool:
         """Whether the worker ``hostname`` has a live heartbeat record."""
         return bool(self._redis.exists(keys.worker_alive(hostname)))
+
+    def cancel(self, job_id: str) -> Cancellation:
+        """Cancel a job: queued, it is dropped; running, it ends now with ``fallback_reason=
+        cancelled``; either way its gate hold is released. A finished job is left as it was.
+        """
+        return cancel(self._redis, self.gate, self.settings, job_id)
 
     def read_output(
         self,

@@ -9,6 +9,7 @@ from redis.typing import EncodableT, FieldT
 from producer import payloads
 from producer.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
 from producer.errors import InvalidJobError
+from producer.options import check_options
 from producer.outputs import new_output_ref
 from producer.settings import Settings
 
@@ -44,6 +45,7 @@ def build_job(settings: Settings, **fields: Any) -> PendingSummary:
         )
     except (ValueError, TypeError) as exc:
         raise InvalidJobError(str(exc)) from None
+    check_options(settings, job.options)
     return job
 
 

@@ -24,6 +24,7 @@ from worker.api import problems
 from worker.api.auth import TokenTable
 from worker.api.bodies import Health
 from worker.api.bodylimit import BodyLimit
+from worker.api.cancel import router as cancel_router
 from worker.api.metrics import RequestMetrics
 from worker.api.outputs import router as outputs_router
 from worker.api.routes import router
@@ -92,6 +93,7 @@ def create_app(settings: Settings) -> FastAPI:
     problems.install(app)
     app.include_router(router)
     app.include_router(outputs_router)
+    app.include_router(cancel_router)
     app.add_api_route(
         "/healthz",
         _healthz,

@@ -15,11 +15,14 @@ from celery import Celery, current_app, signals
 
 from worker.broker.redelivery import restore_abandoned, restore_interval
 from worker.jobs.sweeper import sweep_once
+from worker.jobs.webhooks import WebhookSender
 from worker.metrics.jobs import start_server as start_metrics
 from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
 from worker.runtime.heartbeat import clear as clear_heartbeat
 from worker.runtime.logconfig import configure_logging
 from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
+
+_sender: WebhookSender | None = None  # this process's webhook sender, when webhooks are on
 
 
 def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
@@ -31,6 +34,9 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
     start_metrics(rt.settings, rt.redis, pool)
+    if rt.settings.webhook_secret is not None:
+        global _sender
+        _sender = WebhookSender(rt.redis, rt.settings, rt.settings.webhook_secret).start()
 
 
 def consumed_queues(app: Celery) -> list[str]:
@@ -58,6 +64,10 @@ def _worker_ready(sender: Any, **_: Any) -> None:
 
 @signals.worker_shutdown.connect
 def _worker_shutdown(sender: Any = None, **_: Any) -> None:
+    global _sender
+    if _sender is not None:
+        _sender.stop()
+        _sender = None
     rt = current_runtime()
     hostname = getattr(sender, "hostname", None)
     if hostname and rt is not None:

@@ -21,6 +21,7 @@ Command = Callable[[argparse.Namespace, Settings], int]
 # and import what their command needs inside it, so ``tersify --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.api",
+    "worker.cli.cancel",
     "worker.cli.compact",
     "worker.cli.demo",
     "worker.cli.eval",

@@ -26,6 +26,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--no-wait", action="store_true", help="print the job id and return")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the result")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--budget-chars", type=int, default=None, help="this job's local budget")
+    p.add_argument("--max-summary-chars", type=int, default=None, help="longest summary")
+    p.add_argument("--model", default=None, help="this job's model (TERSIFY_JOB_MODELS)")
+    p.add_argument("--no-summarize", action="store_true", help="hand the output back as it is")
+    p.add_argument("--callback-url", default=None, help="POST the signed result here")
     p.set_defaults(run=_submit)
 
     p = sub.add_parser("result", help="print a job's result")
@@ -53,6 +58,7 @@ def _submit(args: argparse.Namespace, settings: Settings) -> int:
             command=args.tool_command,
             query=args.query,
             queue=Queue.BATCH if args.batch else Queue.INTERACTIVE,
+            options=_options(args),
         )
         if args.no_wait and not handle.done:
             print(handle.job_id)
@@ -80,6 +86,19 @@ def _result(args: argparse.Namespace, settings: Settings) -> int:
             return 2
         _print_result(result, as_json=args.json)
     return 0
+
+
+def _options(args: argparse.Namespace) -> dict[str, object] | None:
+    options = {
+        "budget_chars": args.budget_chars,
+        "max_summary_chars": args.max_summary_chars,
+        "model": args.model,
+        "callback_url": args.callback_url,
+    }
+    chosen: dict[str, object] = {k: v for k, v in options.items() if v is not None}
+    if args.no_summarize:
+        chosen["summarize"] = False
+    return chosen or None
 
 
 def warn_if_unserved(producer: Producer, queue: Queue) -> None:

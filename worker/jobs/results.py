@@ -9,6 +9,7 @@ from datetime import datetime
 
 import structlog
 
+from producer import webhooks
 from producer.contract import PendingSummary, SummaryResult, ToolType, utcnow
 from producer.gate import CompletionOutcome
 from worker.metrics import jobs as metrics
@@ -53,8 +54,18 @@ def log_output(rt: Runtime, job: PendingSummary, *, logged: bool | None = None) 
         log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
 
 
-def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOutcome:
-    """Store the result, release the job's hold and wake waiters, in one atomic step."""
+def callback_url(job: PendingSummary | None) -> str | None:
+    """Where the job's result is to be POSTed, if anywhere."""
+    return job.options.callback_url if job is not None and job.options is not None else None
+
+
+def store(
+    rt: Runtime, result: SummaryResult, token: int | None, callback: str | None = None
+) -> CompletionOutcome:
+    """Store the result, release the job's hold and wake waiters, in one atomic step.
+
+    A result that is the job's (not a late one) is then scheduled for its ``callback`` URL.
+    """
     completion = rt.gate.complete(
         result.job_id,
         result.model_dump_json(),
@@ -75,6 +86,8 @@ def store(rt: Runtime, result: SummaryResult, token: int | None) -> CompletionOu
         fallback_reason=result.fallback_reason,
         seconds=round(seconds, 4),
     )
+    if completion is CompletionOutcome.APPLIED and callback is not None:
+        webhooks.schedule(rt.redis, webhooks.delivery(callback, result))
     if completion is CompletionOutcome.APPLIED:
         try:
             rt.session_log.append_result(result)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
@@ -41,7 +41,7 @@ def fallback_outcome(
     job: PendingSummary, tool_type: ToolType, settings: Settings, error: ProviderError
 ) -> Outcome:
     """The type-aware truncation used when the model cannot help."""
-    budget = settings.local_budget_chars
+    budget = job_settings(settings, job).local_budget_chars
     text = fallback_truncate(job.output, tool_type, budget, job.query, job.relevant_lines)
     return Outcome(
         text=text,
@@ -63,6 +63,19 @@ class Route:
 FAILOVER_REASONS = OUTAGE_REASONS | {FallbackReason.CIRCUIT_OPEN, FallbackReason.RATE_LIMITED}
 
 
+def job_settings(settings: Settings, job: PendingSummary) -> Settings:
+    """``settings`` with the job's own budget and summary cap (its options) in force."""
+    options = job.options
+    if options is None:
+        return settings
+    update: dict[str, int] = {}
+    if options.budget_chars is not None:
+        update["local_budget_chars"] = options.budget_chars
+    if options.max_summary_chars is not None:
+        update["max_summary_chars"] = options.max_summary_chars
+    return settings.model_copy(update=update) if update else settings
+
+
 def summarize(
     job: PendingSummary, tool_type: ToolType, routes: Sequence[Route], settings: Settings
 ) -> Outcome:
@@ -71,6 +84,7 @@ def summarize(
     ``routes`` is the summary provider, then optionally a failover provider that is tried only
     when the first one is down (outage, open circuit, exhausted rate limit).
     """
+    settings = job_settings(settings, job)
     if not routes:
         budget = settings.local_budget_chars
         text = extract(job.output, tool_type, budget, job.query, job.relevant_lines)
@@ -87,9 +101,12 @@ def summarize(
         max_verbatim_chars=settings.max_verbatim_chars,
     )
     deadline = time.monotonic() + remaining
+    chosen = job.options.model if job.options is not None else None
     for index, route in enumerate(routes):
+        # the job's model is the summary provider's; a failover provider keeps its own
+        asked = replace(request, model=chosen) if index == 0 and chosen else request
         try:
-            return _ask(route, request, job, settings, deadline)
+            return _ask(route, asked, job, settings, deadline)
         except ProviderError as failure:
             error = failure
             if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:
