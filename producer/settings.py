@@ -134,6 +134,17 @@ class Settings(BaseSettings):
     )
     webhook_timeout_seconds: float = Field(5.0, gt=0, description="Longest webhook POST.")
 
+    # MCP proxy (owned by worker/mcp/)
+    mcp_intent: str | None = Field(
+        None, description="What the agent is after, for every proxied call; else its arguments."
+    )
+    mcp_session: str | None = Field(
+        None, description="Session of the proxy's jobs; unset: a new one per proxy run."
+    )
+    mcp_wait_seconds: float = Field(
+        60.0, gt=0, description="Longest wait for a summary before the full result goes back."
+    )
+
     # Session gate
     gate_lease_seconds: float = Field(
         15.0, gt=0, description="A job's hold, renewed by its worker."

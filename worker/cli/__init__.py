@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.demo",
     "worker.cli.eval",
     "worker.cli.gate",
+    "worker.cli.mcp_proxy",
     "worker.cli.output",
     "worker.cli.reprocess",
     "worker.cli.status",
