@@ -117,7 +117,7 @@ class AsyncSummaryHandle:
 
 
 class AsyncProducer:
-    """``Producer`` for asyncio backends; publishing runs in a thread (Celery's is blocking)."""
+    """``Producer`` for asyncio backends; publishing runs in a thread (its Redis client blocks)."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
