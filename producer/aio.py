@@ -11,14 +11,16 @@ import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from producer import keys, payloads
+from producer import keys, outputs, payloads
 from producer.classify import classify
 from producer.client import parse_result, redis_client
-from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
+from producer.contract import JobOptions, LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.forget import Forgotten, forget_session
 from producer.gate import AsyncSessionGate
 from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
+from producer.liveness import async_live_workers
+from producer.options import summarizes
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
@@ -116,7 +118,7 @@ class AsyncSummaryHandle:
 
 
 class AsyncProducer:
-    """``Producer`` for asyncio backends; publishing runs in a thread (Celery's is blocking)."""
+    """``Producer`` for asyncio backends; publishing runs in a thread (its Redis client blocks)."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -138,6 +140,7 @@ class AsyncProducer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        options: JobOptions | dict[str, Any] | None = None,
     ) -> AsyncSummaryHandle:
         """Enqueue ``output`` (or pass it through when short); see ``Producer.submit``."""
         job = build_job(
@@ -151,9 +154,10 @@ class AsyncProducer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            options=options,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
-        if len(job.output) <= self.settings.summarize_threshold_chars:
+        if not summarizes(self.settings, job):
             return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
         await self._enqueue(job, tool_type)
         return AsyncSummaryHandle(job.job_id, self)
@@ -173,6 +177,14 @@ class AsyncProducer:
         try:
             async with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                if job.output_ref is not None:
+                    outputs.stage(
+                        pipe,
+                        job.output_ref,
+                        job.session_id,
+                        digest,
+                        self.settings.payload_ttl_seconds,
+                    )
                 pipe.hset(meta_key, mapping=job_meta(job, digest, tool_type))
                 pipe.expire(meta_key, self.settings.result_ttl_seconds)
                 await pipe.execute()
@@ -238,6 +250,24 @@ class AsyncProducer:
             raise RedisUnavailableError(f"could not forget: {type(exc).__name__}") from None
         finally:
             client.close()
+
+    async def read_output(
+        self,
+        ref: str,
+        offset: int = 0,
+        limit: int = outputs.DEFAULT_LIMIT,
+        *,
+        grep: str | None = None,
+        session_id: str | outputs.Allows | None = None,
+    ) -> outputs.OutputRange:
+        """Lines of a result's full output by its ``output_ref``; see ``Producer.read_output``."""
+        return await outputs.async_read_output(
+            self._redis, ref, offset, limit, grep=grep, allows=outputs.only(session_id)
+        )
+
+    async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
+        """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""
+        return await async_live_workers(self._redis, queue)
 
     async def close(self) -> None:
         """Close connections."""

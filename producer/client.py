@@ -10,10 +10,11 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from producer import keys, payloads
+from producer import keys, outputs, payloads
+from producer.cancel import Cancellation, cancel
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
-from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
+from producer.contract import JobOptions, LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import (
     InvalidJobError,
     JobNotFoundError,
@@ -24,6 +25,8 @@ from producer.errors import (
 from producer.forget import Forgotten, forget_session
 from producer.gate import SessionGate
 from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
+from producer.liveness import live_workers
+from producer.options import summarizes
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -115,11 +118,13 @@ class Producer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        options: JobOptions | dict[str, Any] | None = None,
     ) -> SummaryHandle:
         """Enqueue ``output`` for summarization, or hand it straight back when it is short.
 
         Interactive jobs close the session gate before they are published and reopen it if
-        publishing fails; batch jobs never touch the gate.
+        publishing fails; batch jobs never touch the gate. ``options`` (``JobOptions`` or its
+        dict) sets this job's budget, summary cap, model, passthrough or webhook.
         """
         job = build_job(
             self.settings,
@@ -132,9 +137,10 @@ class Producer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            options=options,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
-        if len(job.output) <= self.settings.summarize_threshold_chars:
+        if not summarizes(self.settings, job):
             return SummaryHandle(job.job_id, job.session_id, self, passthrough(job, tool_type))
         self.enqueue(job, tool_type)
         return SummaryHandle(job.job_id, job.session_id, self)
@@ -157,6 +163,14 @@ class Producer:
         try:
             with self._redis.pipeline(transaction=False) as pipe:
                 payloads.stage(pipe, digest, blob, self.settings.payload_ttl_seconds)
+                if job.output_ref is not None:
+                    outputs.stage(
+                        pipe,
+                        job.output_ref,
+                        job.session_id,
+                        digest,
+                        self.settings.payload_ttl_seconds,
+                    )
                 pipe.hset(meta_key, mapping=meta)
                 pipe.expire(meta_key, ttl)
                 pipe.execute()
@@ -302,6 +316,34 @@ class Producer:
     def worker_alive(self, hostname: str) -> bool:
         """Whether the worker ``hostname`` has a live heartbeat record."""
         return bool(self._redis.exists(keys.worker_alive(hostname)))
+
+    def cancel(self, job_id: str) -> Cancellation:
+        """Cancel a job: queued, it is dropped; running, it ends now with ``fallback_reason=
+        cancelled``; either way its gate hold is released. A finished job is left as it was.
+        """
+        return cancel(self._redis, self.gate, self.settings, job_id)
+
+    def read_output(
+        self,
+        ref: str,
+        offset: int = 0,
+        limit: int = outputs.DEFAULT_LIMIT,
+        *,
+        grep: str | None = None,
+        session_id: str | outputs.Allows | None = None,
+    ) -> outputs.OutputRange:
+        """Lines of a full output by its ``output_ref``: a range, or those containing ``grep``.
+
+        ``session_id`` (a session id, or a predicate over them) refuses other sessions' outputs
+        as not found; ``JobNotFoundError`` also for an unknown or expired ref.
+        """
+        return outputs.read_output(
+            self._redis, ref, offset, limit, grep=grep, allows=outputs.only(session_id)
+        )
+
+    def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
+        """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""
+        return live_workers(self._redis, queue)
 
     def close(self) -> None:
         """Close connections."""

@@ -63,6 +63,7 @@ class FallbackReason(StrEnum):
     UNGROUNDED = "ungrounded"
     CIRCUIT_OPEN = "circuit_open"
     INTERNAL_ERROR = "internal_error"
+    CANCELLED = "cancelled"
 
 
 class DeadLetterReason(StrEnum):
@@ -107,6 +108,22 @@ class LineRange(BaseModel):
         return self
 
 
+class JobOptions(BaseModel):
+    """Per-job controls; each limit is checked against its ``TERSIFY_JOB_MAX_*`` ceiling."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget_chars: int | None = Field(None, ge=200, description="Extractive and fallback budget.")
+    max_summary_chars: int | None = Field(None, ge=50, description="Longest model summary.")
+    model: str | None = Field(
+        None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:/@-]+$", description="Model."
+    )
+    summarize: bool = Field(True, description="false: hand the output back as it is, no job.")
+    callback_url: str | None = Field(
+        None, max_length=2000, description="POSTed the signed result once it is stored."
+    )
+
+
 class _Versioned(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -139,6 +156,8 @@ class PendingSummary(_Versioned):
     decoded_with_replacement: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     deadline: datetime
+    output_ref: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
+    options: JobOptions | None = None
 
     @classmethod
     def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
@@ -171,3 +190,6 @@ class SummaryResult(_Versioned):
     queued_at: datetime
     started_at: datetime
     finished_at: datetime
+    output_ref: str | None = Field(
+        None, description="Reads the full output back (null for passthrough: the text is it)."
+    )

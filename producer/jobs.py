@@ -9,6 +9,8 @@ from redis.typing import EncodableT, FieldT
 from producer import payloads
 from producer.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
 from producer.errors import InvalidJobError
+from producer.options import check_options
+from producer.outputs import new_output_ref
 from producer.settings import Settings
 
 # The gate's cap: the job's deadline plus time for its fallback to be stored.
@@ -32,16 +34,19 @@ def build_job(settings: Settings, **fields: Any) -> PendingSummary:
     )
     clean = {k: v for k, v in fields.items() if v is not None}
     try:
-        return PendingSummary.build(
+        job = PendingSummary.build(
             deadline_seconds=deadline,
             output=output,
             decoded_with_replacement=replaced,
             relevant_lines=span,
             queue=queue,
+            output_ref=new_output_ref(),
             **clean,
         )
     except (ValueError, TypeError) as exc:
         raise InvalidJobError(str(exc)) from None
+    check_options(settings, job.options)
+    return job
 
 
 def check_owner(job: PendingSummary, owner: bytes | str | None) -> None:

@@ -131,3 +131,22 @@ RECENT_FALLBACKS = f"{PREFIX}recent:fallbacks"
 
 RECENT_COMPLETIONS = f"{PREFIX}recent:completions"
 """ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""
+
+
+def serving(queue: str) -> str:
+    """ZSET of the workers consuming ``queue``: member hostname, score = beat expiry (server ms)."""
+    return f"{PREFIX}serving:{queue}"
+
+
+def output(ref: str) -> str:
+    """Hash pointing an ``output_ref`` at its session and stored payload (the full output)."""
+    return f"{PREFIX}output:{ref}"
+
+
+def started(job_id: str) -> str:
+    """Marker: a worker took the job (so cancelling it ends a running job, not a queued one)."""
+    return f"{PREFIX}started:{job_id}"
+
+
+WEBHOOKS = f"{PREFIX}webhooks"
+"""ZSET of webhook deliveries: member the delivery's JSON, score = when it is due (server ms)."""

@@ -1,15 +1,32 @@
-"""Publishing jobs to the broker by task name: the producer never imports worker code."""
+"""Publishing jobs to the broker by task name, with no Celery or kombu on the producer side.
+
+A job is one entry pushed onto the Redis list named after its queue, in the format the workers'
+Celery (kombu's Redis transport, Celery's message protocol 2) reads: a JSON envelope whose
+``body`` is the base64 of ``[args, kwargs, embed]``. Writing it directly keeps Celery out of
+every backend that only enqueues; the workers check each entry whole before kombu sees it
+(``worker/broker/envelope.py``), and the integration tests run these entries through real
+workers.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
+import os
+import socket
+import uuid
 from typing import Any
 
-from celery import Celery
-from kombu.exceptions import OperationalError
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from producer.contract import Queue
 from producer.errors import RedisUnavailableError
 from producer.settings import Settings
+
+# No linked tasks, ever: the worker refuses entries that carry any.
+_EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
 
 
 def broker_options(settings: Settings) -> dict[str, Any]:
@@ -21,44 +38,65 @@ def broker_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+def entry(task: str, message: dict[str, Any], queue: Queue, task_id: str) -> bytes:
+    """The queue entry that asks a worker to run ``task`` on ``message`` (protocol 2)."""
+    body = json.dumps([[message], {}, _EMBED]).encode()
+    # argsrepr (what `celery inspect`, events and Flower show) names the job only: a job's
+    # command and query may hold secrets.
+    shown = f"(<job {task_id}>,)"
+    headers = {
+        "lang": "py",
+        "task": task,
+        "id": task_id,
+        "shadow": None,
+        "eta": None,
+        "expires": None,
+        "group": None,
+        "group_index": None,
+        "retries": 0,
+        "timelimit": [None, None],
+        "root_id": task_id,
+        "parent_id": None,
+        "argsrepr": shown,
+        "kwargsrepr": "{}",
+        "origin": f"{os.getpid()}@{socket.gethostname()}",
+        "ignore_result": False,
+    }
+    envelope = {
+        "body": base64.b64encode(body).decode(),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": headers,
+        "properties": {
+            "correlation_id": task_id,
+            "delivery_mode": 2,
+            "delivery_info": {"exchange": "", "routing_key": queue.value},
+            "priority": 0,
+            "body_encoding": "base64",
+            "delivery_tag": str(uuid.uuid4()),
+        },
+    }
+    return json.dumps(envelope).encode()
+
+
 class Publisher:
-    """A Celery client app that only sends messages: JSON, no result backend."""
+    """Pushes job entries onto their queues' Redis lists."""
 
     def __init__(self, settings: Settings) -> None:
-        self._app = Celery("tersify-producer", broker=settings.redis_url, set_as_current=False)
-        self._app.conf.update(
-            task_serializer="json",
-            accept_content=["json"],
-            task_ignore_result=True,
-            broker_transport_options=broker_options(settings),
-            broker_connection_retry_on_startup=True,
-            task_publish_retry_policy={
-                "max_retries": 2,
-                "interval_start": 0.05,
-                "interval_step": 0.2,
-                "interval_max": 0.5,
-            },
+        self._redis = redis.Redis.from_url(
+            settings.redis_url,
+            socket_timeout=15.0,
+            socket_connect_timeout=5.0,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
         )
 
     def publish(self, task: str, message: dict[str, Any], queue: Queue, task_id: str) -> None:
-        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it.
-
-        The message's ``argsrepr`` (what ``celery inspect``, events and Flower show) names the
-        job only: the command and query a job carries may hold secrets, and Celery's default,
-        a ``saferepr`` of the arguments, was also a fifth of the producer's CPU per job.
-        """
+        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it."""
         try:
-            self._app.send_task(
-                task,
-                args=[message],
-                queue=queue.value,
-                task_id=task_id,
-                argsrepr=f"(<job {task_id}>,)",
-                kwargsrepr="{}",
-            )
-        except (OperationalError, ConnectionError, OSError) as exc:
+            self._redis.lpush(queue.value, entry(task, message, queue, task_id))
+        except redis.RedisError as exc:
             raise RedisUnavailableError(f"could not publish {task}: {type(exc).__name__}") from None
 
     def close(self) -> None:
-        """Release the broker connection pool."""
-        self._app.close()
+        """Release the connection pool."""
+        self._redis.close()

@@ -134,6 +134,39 @@ class Settings(BaseSettings):
         1, ge=1, description="Messages reserved per slot, the running one included."
     )
 
+    # Per-job options and webhooks (owned by producer/options.py, producer/webhooks.py)
+    job_max_budget_chars: int = Field(
+        20_000, ge=200, description="Ceiling on a job's budget_chars (extractive and fallback)."
+    )
+    job_max_summary_chars: int = Field(
+        4000, ge=50, description="Ceiling on a job's max_summary_chars."
+    )
+    job_models: str = Field(
+        "", description="Models a job may ask for, comma-separated, besides the configured two."
+    )
+    webhook_allowed_urls: str = Field(
+        "", description="URL prefixes a job's callback_url may start with; empty: webhooks off."
+    )
+    webhook_secret: SecretStr | None = Field(
+        None, description="Signs every webhook POST (HMAC-SHA256); required for webhooks."
+    )
+    webhook_max_attempts: int = Field(5, ge=1, description="POSTs of one webhook before giving up.")
+    webhook_retry_base_seconds: float = Field(
+        1.0, gt=0, description="Backoff before the first webhook retry; doubles each time."
+    )
+    webhook_timeout_seconds: float = Field(5.0, gt=0, description="Longest webhook POST.")
+
+    # MCP proxy (owned by worker/mcp/)
+    mcp_intent: str | None = Field(
+        None, description="What the agent is after, for every proxied call; else its arguments."
+    )
+    mcp_session: str | None = Field(
+        None, description="Session of the proxy's jobs; unset: a new one per proxy run."
+    )
+    mcp_wait_seconds: float = Field(
+        60.0, gt=0, description="Longest wait for a summary before the full result goes back."
+    )
+
     # Session gate
     gate_lease_seconds: float = Field(
         15.0, gt=0, description="A job's hold, renewed by its worker."

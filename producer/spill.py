@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from producer import keys
 from producer.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
+from producer.outputs import split_lines
 
 DEFAULT_READ_LIMIT = 2000
 
@@ -48,14 +49,6 @@ class SpillRange(BaseModel):
 def _as_str(value: object) -> str:
     # The store works with clients made with and without decode_responses.
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _lines(text: str) -> list[str]:
-    # The same line model as producer.text.line_count: a final newline ends, not starts, a line.
-    lines = text.split("\n")
-    if text.endswith("\n") or not text:
-        lines.pop()
-    return lines
 
 
 class SpillStore:
@@ -105,7 +98,7 @@ class SpillStore:
         owner, text = stored
         if text is None or (session_id is not None and _as_str(owner) != session_id):
             raise JobNotFoundError(f"no spilled output {ref!r} (unknown or expired)")
-        lines = _lines(_as_str(text))
+        lines = split_lines(_as_str(text))
         window = lines[offset : offset + limit]
         return SpillRange(
             ref=ref,

@@ -2,9 +2,9 @@
 those below it (``lint-imports`` keeps it so), and a job flows down them:
 
 - ``cli``        the ``tersify`` command, one module per subcommand
-- ``api``, ``reprocess``, ``quality``, ``processes``
-                 producer-side tools (HTTP API, batch reprocessing, shrink evaluation, local
-                 processes); they never touch Celery or the worker's internals
+- ``api``, ``mcp``, ``reprocess``, ``quality``, ``processes``
+                 producer-side tools (HTTP API, MCP proxy, batch reprocessing, shrink
+                 evaluation, local processes); they never touch Celery or the worker's internals
 - ``broker``     Celery and kombu: the app, signals, tasks, consumer, hardened transport
 - ``jobs``       a job's life without Celery: summary and compaction jobs, results, dead
                  letters, the sweeper

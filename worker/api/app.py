@@ -26,8 +26,10 @@ from worker.api import problems
 from worker.api.auth import TokenTable
 from worker.api.bodies import Health
 from worker.api.bodylimit import BodyLimit
+from worker.api.cancel import router as cancel_router
 from worker.api.connections import GuardedH11Protocol
 from worker.api.metrics import RequestMetrics
+from worker.api.outputs import router as outputs_router
 from worker.api.routes import router
 from worker.runtime.logconfig import configure_logging
 
@@ -98,6 +100,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.tokens = token_table(settings)
     problems.install(app)
     app.include_router(router)
+    app.include_router(outputs_router)
+    app.include_router(cancel_router)
     app.add_api_route(
         "/healthz",
         _healthz,

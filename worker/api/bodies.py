@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from producer.compaction import Message, MessageShape
-from producer.contract import LineRange, Queue, SessionId
+from producer.contract import JobOptions, LineRange, Queue, SessionId
 
 
 class _Body(BaseModel):
@@ -27,6 +27,7 @@ class SummaryRequest(_Body):
     tool_call_id: str | None = Field(None, max_length=200)
     relevant_lines: LineRange | None = None
     queue: Queue = Queue.INTERACTIVE
+    options: JobOptions | None = None
 
 
 class CompactionRequest(_Body):

@@ -15,7 +15,7 @@ from producer import keys
 from producer.aio import AsyncProducer, ListHeadWaiter
 from producer.client import Producer
 from producer.compaction import CompactionResult
-from producer.contract import Method, SessionId, SummaryResult
+from producer.contract import Method, Queue, SessionId, SummaryResult
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.forget import Forgotten
 from producer.gate import GateStatus
@@ -33,6 +33,7 @@ from worker.api.bodies import (
     RepairRequest,
     SummaryRequest,
 )
+from worker.api.liveness import WARNING_DOC, unserved
 from worker.api.problems import ApiProblem, documented
 from worker.store.sessionlog import forget_files
 
@@ -58,10 +59,12 @@ def _producer(request: Request) -> AsyncProducer:
     return producer
 
 
-def _accepted(request: Request, name: str, job_id: str) -> JSONResponse:
+def _accepted(request: Request, name: str, job_id: str, warning: str | None = None) -> JSONResponse:
     body = JobAccepted(job_id=job_id).model_dump()
-    location = str(request.url_for(name, job_id=job_id).path)
-    return JSONResponse(body, status_code=202, headers={"Location": location})
+    headers = {"Location": str(request.url_for(name, job_id=job_id).path)}
+    if warning is not None:
+        headers["Warning"] = warning
+    return JSONResponse(body, status_code=202, headers=headers)
 
 
 def _capped(request: Request, wait: float) -> float:
@@ -75,7 +78,11 @@ def _capped(request: Request, wait: float) -> float:
     summary="Submit a tool output",
     responses={
         200: {"model": SummaryResult, "description": "Short enough: passed through, no job."},
-        202: {"model": JobAccepted, "description": "Queued; GET the Location for the result."},
+        202: {
+            "model": JobAccepted,
+            "description": "Queued; GET the Location for the result.",
+            "headers": WARNING_DOC,
+        },
         **documented(
             *_AUTH,
             "forbidden_session",
@@ -95,7 +102,7 @@ async def submit_summary(body: SummaryRequest, caller: Caller, request: Request)
     result = await handle.result()
     if result is not None and result.method is Method.PASSTHROUGH:
         return JSONResponse(result.model_dump(mode="json"))
-    return _accepted(request, "get_summary", handle.job_id)
+    return _accepted(request, "get_summary", handle.job_id, await unserved(producer, body.queue))
 
 
 @router.get(
@@ -146,9 +153,17 @@ async def _check_job_session(request: Request, caller: Caller, job_id: str) -> N
     status_code=202,
     response_model=JobAccepted,
     summary="Submit a conversation to compact",
-    responses=documented(
-        *_AUTH, "forbidden_session", "payload_too_large", "invalid_job", "invalid_request", *_REDIS
-    ),
+    responses={
+        202: {"description": "Queued; GET the Location for the result.", "headers": WARNING_DOC},
+        **documented(
+            *_AUTH,
+            "forbidden_session",
+            "payload_too_large",
+            "invalid_job",
+            "invalid_request",
+            *_REDIS,
+        ),
+    },
 )
 async def submit_compaction(
     body: CompactionRequest, caller: Caller, request: Request
@@ -158,7 +173,8 @@ async def submit_compaction(
     sync_producer: Producer = request.app.state.sync_producer
     # Producer.compact is blocking (there is no async twin): keep it off the event loop
     handle = await asyncio.to_thread(sync_producer.compact, **body.model_dump())
-    return _accepted(request, "get_compaction", handle.job_id)
+    warning = await unserved(_producer(request), Queue.INTERACTIVE)
+    return _accepted(request, "get_compaction", handle.job_id, warning)
 
 
 @router.get(

@@ -15,6 +15,7 @@ from celery import Celery, current_app, signals
 
 from worker.broker.redelivery import restore_abandoned, restore_interval
 from worker.jobs.sweeper import sweep_once
+from worker.jobs.webhooks import WebhookSender
 from worker.metrics.jobs import start_server as start_metrics
 from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
 from worker.runtime.heartbeat import clear as clear_heartbeat
@@ -22,17 +23,27 @@ from worker.runtime.logconfig import configure_logging
 from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
 
 PRUNE_SECONDS = 3600.0
+_sender: WebhookSender | None = None  # this process's webhook sender, when webhooks are on
 
 
 def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     """Start every periodic chore of a worker process, once, on its scheduler."""
     started = time.time()
-    beat(rt, hostname, started)
-    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started))
+    queues = consumed_queues(app)
+    beat(rt, hostname, started, queues)
+    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started, queues))
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
     rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune)  # session log retention
     start_metrics(rt.settings, rt.redis, pool)
+    if rt.settings.webhook_secret is not None:
+        global _sender
+        _sender = WebhookSender(rt.redis, rt.settings, rt.settings.webhook_secret).start()
+
+
+def consumed_queues(app: Celery) -> list[str]:
+    """The names of the queues this worker takes jobs from (its ``--queues``)."""
+    return sorted(str(name) for name in app.amqp.queues.consume_from)
 
 
 @signals.setup_logging.connect
@@ -55,10 +66,14 @@ def _worker_ready(sender: Any, **_: Any) -> None:
 
 @signals.worker_shutdown.connect
 def _worker_shutdown(sender: Any = None, **_: Any) -> None:
+    global _sender
+    if _sender is not None:
+        _sender.stop()
+        _sender = None
     rt = current_runtime()
     hostname = getattr(sender, "hostname", None)
     if hostname and rt is not None:
-        clear_heartbeat(rt, str(hostname))
+        clear_heartbeat(rt, str(hostname), consumed_queues(sender.app))
     reset_runtime()
 
 

@@ -21,12 +21,15 @@ Command = Callable[[argparse.Namespace, Settings], int]
 # and import what their command needs inside it, so ``tersify --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.api",
+    "worker.cli.cancel",
     "worker.cli.compact",
     "worker.cli.demo",
     "worker.cli.eval",
     "worker.cli.forget",
     "worker.cli.gate",
     "worker.cli.repair",
+    "worker.cli.mcp_proxy",
+    "worker.cli.output",
     "worker.cli.reprocess",
     "worker.cli.status",
     "worker.cli.submit",
@@ -48,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TersifyError as exc:
         print(f"tersify: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as exc:  # a base (producer-only) install runs a worker command
+        print(f"tersify: {_install_hint(str(exc.name))}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -56,5 +62,29 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tersify", description=(__doc__ or "").split("\n\n")[0])
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).add_parser(sub)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a base (producer-only) install lacks its extra
+            _not_installed(sub, name, str(exc.name))
+            continue
+        module.add_parser(sub)
     return parser
+
+
+def _install_hint(missing: str) -> str:
+    return f"needs {missing}: pip install 'tersify[worker,api,mcp]'"
+
+
+def _not_installed(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, missing: str
+) -> None:
+    command = name.rsplit(".", 1)[-1].replace("_", "-")
+    hint = _install_hint(missing)
+    p = sub.add_parser(command, help=f"(not installed: {hint})", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def refuse(args: argparse.Namespace, settings: Settings) -> int:
+        print(f"tersify {command}: {hint}", file=sys.stderr)
+        return 1
+
+    p.set_defaults(run=refuse)

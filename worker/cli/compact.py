@@ -41,6 +41,8 @@ def load_messages(path: str) -> list[Any]:
 
 def _compact(args: argparse.Namespace, settings: Settings) -> int:
     from producer.client import Producer
+    from producer.contract import Queue
+    from worker.cli.submit import warn_if_unserved
 
     messages = load_messages(args.messages)
     previous = Path(args.previous).read_text(encoding="utf-8") if args.previous else None
@@ -52,6 +54,7 @@ def _compact(args: argparse.Namespace, settings: Settings) -> int:
             protect_first=args.protect_first,
             protect_last=args.protect_last,
         )
+        warn_if_unserved(producer, Queue.INTERACTIVE)
         result = handle.wait(args.timeout)
     if args.json:
         print(result.model_dump_json())

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from producer.contract import SummaryResult
+from producer.contract import Queue, SummaryResult
 from producer.errors import OutputTooLargeError
 from producer.settings import Settings
+
+if TYPE_CHECKING:
+    from producer.client import Producer
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +27,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--no-wait", action="store_true", help="print the job id and return")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the result")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--budget-chars", type=int, default=None, help="this job's local budget")
+    p.add_argument("--max-summary-chars", type=int, default=None, help="longest summary")
+    p.add_argument("--model", default=None, help="this job's model (TERSIFY_JOB_MODELS)")
+    p.add_argument("--no-summarize", action="store_true", help="hand the output back as it is")
+    p.add_argument("--callback-url", default=None, help="POST the signed result here")
     p.set_defaults(run=_submit)
 
     p = sub.add_parser("result", help="print a job's result")
@@ -49,7 +58,6 @@ def read_capped(name: str, max_bytes: int) -> bytes:
 
 def _submit(args: argparse.Namespace, settings: Settings) -> int:
     from producer.client import Producer
-    from producer.contract import Queue
 
     data = read_capped(args.file, settings.max_output_bytes)
     with Producer(settings) as producer:
@@ -60,24 +68,55 @@ def _submit(args: argparse.Namespace, settings: Settings) -> int:
             command=args.tool_command,
             query=args.query,
             queue=Queue.BATCH if args.batch else Queue.INTERACTIVE,
+            options=_options(args),
         )
         if args.no_wait and not handle.done:
             print(handle.job_id)
             return 0
+        if not handle.done:
+            warn_if_unserved(producer, Queue.BATCH if args.batch else Queue.INTERACTIVE)
         _print_result(handle.wait(args.timeout), as_json=args.json)
     return 0
 
 
 def _result(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
+    from producer.client import Producer, redis_client
+    from producer.liveness import job_queue
 
     with Producer(settings) as producer:
-        result = producer.wait(args.job_id, args.wait) if args.wait else producer.get(args.job_id)
+        result = producer.get(args.job_id)
+        if result is None and args.wait:
+            with redis_client(settings) as client:
+                queue = job_queue(client, args.job_id)
+            if queue is not None:
+                warn_if_unserved(producer, queue)
+            result = producer.wait(args.job_id, args.wait)
         if result is None:
             print(f"tersify: job {args.job_id} is still running", file=sys.stderr)
             return 2
         _print_result(result, as_json=args.json)
     return 0
+
+
+def _options(args: argparse.Namespace) -> dict[str, object] | None:
+    options = {
+        "budget_chars": args.budget_chars,
+        "max_summary_chars": args.max_summary_chars,
+        "model": args.model,
+        "callback_url": args.callback_url,
+    }
+    chosen: dict[str, object] = {k: v for k, v in options.items() if v is not None}
+    if args.no_summarize:
+        chosen["summarize"] = False
+    return chosen or None
+
+
+def warn_if_unserved(producer: Producer, queue: Queue) -> None:
+    """Say at once on stderr when no live worker takes jobs from ``queue`` (then wait anyway)."""
+    from producer.liveness import no_worker_warning
+
+    if producer.live_workers(queue) == 0:
+        print(f"tersify: warning: {no_worker_warning(queue)}", file=sys.stderr, flush=True)
 
 
 def _print_result(result: SummaryResult, *, as_json: bool) -> None:

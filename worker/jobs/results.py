@@ -9,6 +9,7 @@ from datetime import datetime
 
 import structlog
 
+from producer import webhooks
 from producer.contract import PendingSummary, SummaryResult, ToolType, utcnow
 from producer.gate import CompletionOutcome
 from worker.metrics import jobs as metrics
@@ -42,6 +43,7 @@ def make_result(
         queued_at=job.created_at,
         started_at=started,
         finished_at=utcnow(),
+        output_ref=job.output_ref,
     )
 
 
@@ -59,13 +61,23 @@ def log_output(
         log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
 
 
+def callback_url(job: PendingSummary | None) -> str | None:
+    """Where the job's result is to be POSTed, if anywhere."""
+    return job.options.callback_url if job is not None and job.options is not None else None
+
+
 def store(
-    rt: Runtime, result: SummaryResult, token: int | None, redactor: Redactor | None = None
+    rt: Runtime,
+    result: SummaryResult,
+    token: int | None,
+    redactor: Redactor | None = None,
+    callback: str | None = None,
 ) -> CompletionOutcome:
     """Store the result, release the job's hold and wake waiters, in one atomic step.
 
     Under ``TERSIFY_REDACT=...,result`` the stored text has the job's placeholders
-    (``redactor``, else a fresh one) for its secrets; the redactions are counted here.
+    (``redactor``, else a fresh one) for its secrets; the redactions are counted here. A
+    result that is the job's (not a late one) is then scheduled for its ``callback`` URL.
     """
     redactor = redactor or Redactor(Scope.parse(rt.settings.redact))
     result = redactor.result(result, Scope.RESULT)
@@ -89,6 +101,8 @@ def store(
         fallback_reason=result.fallback_reason,
         seconds=round(seconds, 4),
     )
+    if completion is CompletionOutcome.APPLIED and callback is not None:
+        webhooks.schedule(rt.redis, webhooks.delivery(callback, result))
     if completion is CompletionOutcome.APPLIED:
         try:
             rt.session_log.append_result(result, redactor)

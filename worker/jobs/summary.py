@@ -21,7 +21,7 @@ from producer.contract import (
 from producer.errors import InvalidJobError, ProviderError
 from producer.wire import parse_message, rebuild_job
 from worker.jobs.deadletter import dead_letter
-from worker.jobs.results import log_output, make_result, store
+from worker.jobs.results import callback_url, log_output, make_result, store
 from worker.redact import Redactor, Scope
 from worker.runtime.runtime import Runtime
 from worker.summarize.cache import cache_key
@@ -40,14 +40,17 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
     job_id = str(message.job.get("job_id", ""))
     key = None
     if rt.routes and rt.cache.enabled:
-        key = cache_key(message.payload, message.job, rt.routes[0].provider.model)
+        options = message.job.get("options") or {}
+        model = options.get("model") or rt.routes[0].provider.model
+        key = cache_key(message.payload, message.job, str(model))
     with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
         pipe.exists(keys.result(job_id))
         pipe.get(keys.payload(message.payload))
         pipe.exists(keys.logged(job_id))
+        pipe.set(keys.started(job_id), "1", ex=rt.settings.result_ttl_seconds)
         if key is not None:
             pipe.get(key)
-        done, blob, logged, *cached = pipe.execute()
+        done, blob, logged, _, *cached = pipe.execute()
     if done:
         log.info("job_skipped_duplicate", job_id=job_id)
         return None
@@ -71,7 +74,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         hit = rt.cache.parse(cached[0]) if cached else None
         outcome = hit or summarize_cached(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
-        store(rt, result, message.gate_token, redactor)
+        store(rt, result, message.gate_token, redactor, callback=callback_url(job))
         return result
 
 

@@ -22,7 +22,7 @@ from producer.contract import (
 )
 from producer.errors import InvalidJobError, ProviderError
 from producer.gate import ExpiredHold
-from worker.jobs.results import log_output, make_result, store
+from worker.jobs.results import callback_url, log_output, make_result, store
 from worker.runtime.runtime import Runtime
 from worker.summarize.summarizer import fallback_outcome
 
@@ -67,7 +67,7 @@ def finish_expired(rt: Runtime, hold: ExpiredHold) -> bool:
         result = make_result(
             job, tool_type, fallback_outcome(job, tool_type, rt.settings, error), started
         )
-    outcome = store(rt, result, hold.token)
+    outcome = store(rt, result, hold.token, callback=callback_url(job))
     log.warning("expired_job_finished", job_id=hold.job_id, outcome=outcome.value)
     return job is not None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
@@ -64,11 +64,14 @@ def ask(
     settings: Settings,
     check: Check,
     call_timeout: float | None = None,
+    first_model: str | None = None,
 ) -> Answer:
     """The first usable answer along ``routes`` before ``deadline`` (monotonic seconds).
 
     ``call_timeout`` caps one attempt (default ``settings.model_timeout_seconds``). Raises the
     last ``ProviderError`` when no route answers usably; ``DEADLINE`` when time ran out first.
+    ``first_model`` (a job's own model) is asked of the first route only: a failover route
+    keeps its configured model.
     """
     if not routes:
         raise ProviderError(FallbackReason.INTERNAL_ERROR, "no model route configured")
@@ -78,7 +81,8 @@ def ask(
     error = ProviderError(FallbackReason.INTERNAL_ERROR, "no route was tried")
     for index, route in enumerate(routes):
         try:
-            completion = _ask_route(route, request, deadline, settings, cap)
+            asked = replace(request, model=first_model) if index == 0 and first_model else request
+            completion = _ask_route(route, asked, deadline, settings, cap)
             check(completion)
             return Answer(completion, route)
         except ProviderError as failure:

@@ -7,22 +7,24 @@ import json
 import os
 import socket
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import redis
 
 from producer import keys
+from producer.liveness import BEAT_SCRIPT, HEARTBEAT_TTL_SECONDS
 from producer.settings import Settings
 
 if TYPE_CHECKING:
     from worker.runtime.runtime import Runtime
 
 HEARTBEAT_SECONDS = 10.0
-HEARTBEAT_TTL = 30
+HEARTBEAT_TTL = HEARTBEAT_TTL_SECONDS
 
 
-def beat(rt: Runtime, hostname: str, started: float) -> None:
-    """Write this worker's liveness record once."""
+def beat(rt: Runtime, hostname: str, started: float, queues: Sequence[str] = ()) -> None:
+    """Write this worker's liveness record once, and renew it among each queue's servers."""
     record = {
         "hostname": hostname,
         "pid": os.getpid(),
@@ -30,14 +32,23 @@ def beat(rt: Runtime, hostname: str, started: float) -> None:
         "seen": time.time(),
         "pool": rt.settings.worker_pool,
         "concurrency": rt.settings.worker_concurrency,
+        "queues": list(queues),
     }
-    rt.redis.set(keys.worker_alive(hostname), json.dumps(record), ex=HEARTBEAT_TTL)
+    with rt.redis.pipeline(transaction=False) as pipe:
+        pipe.set(keys.worker_alive(hostname), json.dumps(record), ex=HEARTBEAT_TTL)
+        for queue in queues:
+            pipe.eval(BEAT_SCRIPT, 1, keys.serving(queue), hostname, str(HEARTBEAT_TTL * 1000))
+        pipe.execute()
 
 
-def clear(rt: Runtime, hostname: str) -> None:
+def clear(rt: Runtime, hostname: str, queues: Sequence[str] = ()) -> None:
     """Remove the liveness record at a clean shutdown, so checks fail at once."""
-    with contextlib.suppress(redis.RedisError):  # if Redis is down, the record expires anyway
-        rt.redis.delete(keys.worker_alive(hostname))
+    # if Redis is down, the record expires anyway
+    with contextlib.suppress(redis.RedisError), rt.redis.pipeline(transaction=False) as pipe:
+        pipe.delete(keys.worker_alive(hostname))
+        for queue in queues:
+            pipe.zrem(keys.serving(queue), hostname)
+        pipe.execute()
 
 
 def default_hostname() -> str:

@@ -28,7 +28,7 @@ PROMPT_VERSION = "3"
 
 # The message header fields that shape the model's request besides the output itself (the tool
 # type follows from the tool name, the command and the output).
-KEY_FIELDS = ("tool_name", "command", "query", "relevant_lines")
+KEY_FIELDS = ("tool_name", "command", "query", "relevant_lines", "options")
 
 
 def cache_key(digest: str, header: Mapping[str, Any], model: str) -> str:

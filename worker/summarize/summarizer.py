@@ -39,7 +39,7 @@ def fallback_outcome(
     job: PendingSummary, tool_type: ToolType, settings: Settings, error: ProviderError
 ) -> Outcome:
     """The type-aware truncation used when the model cannot help."""
-    budget = settings.local_budget_chars
+    budget = job_settings(settings, job).local_budget_chars
     text = fallback_truncate(job.output, tool_type, budget, job.query, job.relevant_lines)
     return Outcome(
         text=text,
@@ -47,6 +47,19 @@ def fallback_outcome(
         fallback_reason=error.reason,
         fallback_detail=error.detail[:200] or None,
     )
+
+
+def job_settings(settings: Settings, job: PendingSummary) -> Settings:
+    """``settings`` with the job's own budget and summary cap (its options) in force."""
+    options = job.options
+    if options is None:
+        return settings
+    update: dict[str, int] = {}
+    if options.budget_chars is not None:
+        update["local_budget_chars"] = options.budget_chars
+    if options.max_summary_chars is not None:
+        update["max_summary_chars"] = options.max_summary_chars
+    return settings.model_copy(update=update) if update else settings
 
 
 def summarize(
@@ -62,6 +75,7 @@ def summarize(
     when the first one is down (outage, open circuit, exhausted rate limit). The model sees the
     job as ``redactor`` (else one of ``settings.redact``) leaves it: secrets as placeholders.
     """
+    settings = job_settings(settings, job)
     if not routes:
         budget = settings.local_budget_chars
         text = extract(job.output, tool_type, budget, job.query, job.relevant_lines)
@@ -86,6 +100,7 @@ def summarize(
             deadline=deadline,
             settings=settings,
             check=lambda completion: check_answer(completion.text.strip(), sent, settings),
+            first_model=job.options.model if job.options is not None else None,
         )
     except ProviderError as error:
         return fallback_outcome(job, tool_type, settings, error)

@@ -18,7 +18,7 @@ class AnthropicProvider(HttpProvider):
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         return {
-            "model": self.model,
+            "model": request.model or self.model,
             "max_tokens": request.max_tokens,
             "system": request.system,
             "messages": [{"role": "user", "content": request.user}],

@@ -15,6 +15,7 @@ class ModelRequest:
     max_tokens: int
     input_truncated: bool = False
     splice: str | None = None  # text the caller inserts verbatim into the answer (a file's range)
+    model: str | None = None  # the job's own model; None: the provider's configured one
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ class OpenAIProvider(HttpProvider):
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         return {
-            "model": self.model,
+            "model": request.model or self.model,
             "max_tokens": request.max_tokens,
             "messages": [
                 {"role": "system", "content": request.system},

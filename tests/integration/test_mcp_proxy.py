@@ -1,0 +1,178 @@
+"""``tersify mcp-proxy`` before a real MCP server (mcp-server-git), driven by the MCP client."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from producer.settings import Settings
+from tests.helpers import free_port, tersify_argv
+from worker.processes.group import GroupProcess
+from worker.processes.worker_process import WorkerProcess
+
+StartWorker = Callable[..., WorkerProcess]
+COMMITS = 300
+GIT_SERVER = [sys.executable, "-m", "mcp_server_git"]
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A git repository with a few hundred commits, made in one ``git fast-import``."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    stream = []
+    for i in range(1, COMMITS + 1):
+        message = f"Change {i}: adjust module_{i % 17} for case {i * 31 % 1000}\n".encode()
+        content = f"value {i}\n".encode()
+        stream.append(
+            b"commit refs/heads/main\n"
+            + f"committer Dev <dev{i % 5}@example.com> {1_700_000_000 + i * 60} +0000\n".encode()
+            + f"data {len(message)}\n".encode()
+            + message
+            + f"M 644 inline file_{i % 20}.txt\ndata {len(content)}\n".encode()
+            + content
+            + b"\n"
+        )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
+    return repo
+
+
+@asynccontextmanager
+async def session(command: list[str], env: dict[str, str]) -> AsyncIterator[ClientSession]:
+    """An initialized MCP client session on the stdio server ``command``."""
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        yield client
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The result's text blocks joined."""
+    return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
+
+async def drive(repo: Path, settings: Settings) -> dict[str, Any]:
+    """Call the same tools directly and through the proxy; return what each side answered."""
+    env = settings.child_env(redis_url=settings.redis_url, log_format="json")
+    proxy_cmd = tersify_argv("mcp-proxy", "--", *GIT_SERVER, "--repository", str(repo))
+    got: dict[str, Any] = {}
+    async with (
+        session([*GIT_SERVER, "--repository", str(repo)], env) as direct,
+        session(proxy_cmd, env) as proxied,
+    ):
+        got["direct_tools"] = (await direct.list_tools()).tools
+        got["proxied_tools"] = (await proxied.list_tools()).tools
+        big = {"repo_path": str(repo), "max_count": COMMITS}
+        got["full"] = await direct.call_tool("git_log", big)
+        got["summary"] = await proxied.call_tool("git_log", big)
+        ref = re.search(r'ref="([0-9a-f]{32})"', text_of(got["summary"]))
+        got["ref"] = ref.group(1) if ref else None
+        if got["ref"]:
+            got["range"] = await proxied.call_tool(
+                "tersify_read", {"ref": got["ref"], "offset": 100, "limit": 7}
+            )
+            got["grep"] = await proxied.call_tool(
+                "tersify_read", {"ref": got["ref"], "pattern": "CHANGE 150:"}
+            )
+            got["foreign"] = await proxied.call_tool("tersify_read", {"ref": "0" * 32})
+        small = {"repo_path": str(repo), "max_count": 1}
+        got["small_direct"] = await direct.call_tool("git_log", small)
+        got["small_proxied"] = await proxied.call_tool("git_log", small)
+        bad = {"repo_path": str(repo), "revision": "no-such-revision"}
+        got["error_direct"] = await direct.call_tool("git_show", bad)
+        got["error_proxied"] = await proxied.call_tool("git_show", bad)
+    return got
+
+
+def test_the_proxy_summarizes_a_large_result_and_reads_back_exact_lines(
+    repository: Path, settings: Settings, start_worker: StartWorker
+) -> None:
+    start_worker()
+    got = anyio.run(drive, repository, settings)
+    names = [tool.name for tool in got["proxied_tools"]]
+    assert got["proxied_tools"][:-1] == got["direct_tools"]  # offered unchanged
+    assert names[-1] == "tersify_read"
+
+    full = text_of(got["full"])
+    summary = text_of(got["summary"])
+    assert full.count("Commit: ") == COMMITS
+    assert len(summary) < len(full) / 4
+    assert got["ref"] is not None, summary
+    assert not got["summary"].is_error
+
+    lines = full.split("\n")
+    assert got["range"].content[0].text == "\n".join(lines[100:107])
+    assert "lines 101-107" in got["range"].content[1].text
+    matching = [f"{n}: {line}" for n, line in enumerate(lines, 1) if "change 150:" in line.lower()]
+    assert matching and got["grep"].content[0].text == "\n".join(matching)
+    assert got["foreign"].is_error
+
+    assert got["small_proxied"].model_dump() == got["small_direct"].model_dump()  # as it was
+    assert got["error_direct"].is_error
+    assert got["error_proxied"].model_dump() == got["error_direct"].model_dump()
+
+
+async def drive_http(url: str, repo: Path) -> dict[str, Any]:
+    """Call git_log and tersify_read over the proxy's streamable HTTP endpoint."""
+    got: dict[str, Any] = {}
+    async with (
+        streamable_http_client(url) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        got["tools"] = [tool.name for tool in (await client.list_tools()).tools]
+        big = {"repo_path": str(repo), "max_count": COMMITS}
+        got["summary"] = text_of(await client.call_tool("git_log", big))
+        ref = re.search(r'ref="([0-9a-f]{32})"', got["summary"])
+        if ref:
+            got["range"] = await client.call_tool(
+                "tersify_read", {"ref": ref.group(1), "offset": 0, "limit": 3}
+            )
+    return got
+
+
+def test_the_proxy_serves_streamable_http_with_listen(
+    repository: Path, settings: Settings, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    start_worker()
+    port = free_port()
+    proxy = GroupProcess(
+        tersify_argv(
+            *("mcp-proxy", "--listen", f"127.0.0.1:{port}", "--"),
+            *GIT_SERVER,
+            *("--repository", str(repository)),
+        ),
+        env=settings.child_env(redis_url=settings.redis_url, log_format="json"),
+        log_path=tmp_path / "proxy.log",
+    )
+    proxy.start()
+    try:
+        proxy.wait_until(lambda: port_open(port), "the proxy listening", 30)
+        got = anyio.run(drive_http, f"http://127.0.0.1:{port}/mcp", repository)
+    finally:
+        proxy.stop()
+    assert got["tools"][-1] == "tersify_read" and "git_log" in got["tools"]
+    assert "tersify_read(ref=" in got["summary"]
+    first = got["range"].content[0].text.split("\n")
+    assert len(first) == 3 and first[0] == "Commit history:" and first[1].startswith("Commit: ")
+
+
+def port_open(port: int) -> bool:
+    """Whether something accepts connections on the loopback ``port``."""
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0

@@ -1,0 +1,107 @@
+"""The full output by link: ``output_ref`` on results, read back by the producer, CLI and HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from producer.client import Producer
+from producer.contract import Method
+from producer.errors import InvalidJobError, JobNotFoundError
+from producer.settings import Settings
+from tests.helpers import tersify
+from tests.integration.test_api import SCOPED, TOKENS, ApiServer, client
+from worker.processes.worker_process import WorkerProcess
+
+LINES = [
+    f"{i:04d} commit {i * 7919 % 100_000:05x} {'fix' if i % 10 == 0 else 'add'} thing {i}"
+    for i in range(1, 501)
+]
+OUTPUT = "\n".join(LINES) + "\n"
+StartWorker = Callable[..., WorkerProcess]
+
+
+@pytest.fixture
+def api_server(settings: Settings, tmp_path: Path) -> Iterator[ApiServer]:
+    """One ``tersify api`` process on the test's Redis."""
+    server = ApiServer(settings, tmp_path, workers=1, api_tokens=TOKENS).start()
+    yield server
+    server.stop()
+
+
+def summarized(producer: Producer, session_id: str = "team-a/s1") -> str:
+    """Submit OUTPUT, wait for its summary, and return the result's output_ref."""
+    result = producer.submit(session_id=session_id, tool_name="git_log", output=OUTPUT).wait(30)
+    assert result.method is not Method.PASSTHROUGH
+    assert result.output_ref is not None
+    assert OUTPUT not in result.text
+    return result.output_ref
+
+
+def test_a_summary_links_back_to_its_full_output_line_for_line(
+    producer: Producer, start_worker: StartWorker
+) -> None:
+    start_worker()
+    ref = summarized(producer)
+    part = producer.read_output(ref, 99, 3)
+    assert [(line.number, line.text) for line in part.lines] == [
+        (100, LINES[99]),
+        (101, LINES[100]),
+        (102, LINES[101]),
+    ]
+    assert (part.total_lines, part.next_offset) == (500, 102)
+    fixes = producer.read_output(ref, grep="FIX", limit=1000)
+    assert [line.text for line in fixes.lines] == [line for line in LINES if " fix " in line]
+    assert fixes.next_offset is None
+    assert producer.read_output(ref, session_id="team-a/s1").lines[0].text == LINES[0]
+    with pytest.raises(JobNotFoundError):
+        producer.read_output(ref, session_id="team-b/s1")  # another session's output
+    with pytest.raises(JobNotFoundError):
+        producer.read_output("0" * 32)
+    with pytest.raises(InvalidJobError):
+        producer.read_output(ref, limit=0)
+
+
+def test_a_passthrough_result_has_no_link_its_text_is_the_output(producer: Producer) -> None:
+    result = producer.submit(session_id="s", tool_name="git_log", output="one line\n").wait(1)
+    assert (result.method, result.output_ref) == (Method.PASSTHROUGH, None)
+
+
+def test_tersify_output_prints_numbered_lines_and_the_json_range(
+    producer: Producer, start_worker: StartWorker, settings: Settings
+) -> None:
+    start_worker()
+    ref = summarized(producer)
+    printed = tersify(settings, "output", ref, "--offset", "9", "--limit", "2")
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.splitlines() == [f" 10\t{LINES[9]}", f" 11\t{LINES[10]}"]
+    as_json = tersify(settings, "output", ref, "--grep", "thing 250", "--json")
+    assert [line["number"] for line in json.loads(as_json.stdout)["lines"]] == [250]
+    refused = tersify(settings, "output", ref, "--session", "team-b/x")
+    assert refused.returncode == 1
+    assert "JobNotFoundError" in refused.stderr
+
+
+def test_get_v1_outputs_serves_ranges_to_the_jobs_session_only(
+    producer: Producer, start_worker: StartWorker, api_server: ApiServer
+) -> None:
+    start_worker()
+    ref = summarized(producer, "team-a/s1")
+    other = summarized(producer, "team-b/s1")
+    with client(api_server, SCOPED) as http:
+        got = http.get(f"/v1/outputs/{ref}", params={"offset": 498, "limit": 10})
+        assert got.status_code == 200, got.text
+        body = got.json()
+        assert [line["text"] for line in body["lines"]] == LINES[498:]
+        assert body["next_offset"] is None
+        grep = http.get(f"/v1/outputs/{ref}", params={"grep": "thing 42", "limit": 2})
+        assert [line["number"] for line in grep.json()["lines"]] == [42, 420]
+        assert grep.json()["next_offset"] == 420
+        assert http.get(f"/v1/outputs/{other}").status_code == 404  # team-b's, not this token's
+        assert http.get(f"/v1/outputs/{ref}", params={"limit": 0}).status_code == 422
+        assert http.get("/v1/outputs/not-a-ref").status_code == 422
+    with client(api_server) as http:
+        assert http.get(f"/v1/outputs/{other}").json()["total_lines"] == 500

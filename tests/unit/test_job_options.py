@@ -1,0 +1,125 @@
+"""Per-job options against their ceilings, and the webhook signature a receiver checks."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import SecretStr
+
+from producer.contract import JobOptions
+from producer.errors import InvalidJobError
+from producer.jobs import build_job
+from producer.options import callback_allowed, summarizes
+from producer.settings import Settings
+from producer.webhooks import signature, verify
+from worker.summarize.summarizer import job_settings
+
+SECRET = SecretStr("whsec-test-0123456789abcdef")
+SETTINGS = Settings(
+    job_max_budget_chars=5000,
+    job_max_summary_chars=1000,
+    job_models="small-model,other-model",
+    webhook_allowed_urls="https://hooks.example.com,http://127.0.0.1:8080/hooks/",
+    webhook_secret=SECRET,
+)
+OUTPUT = "x" * 5000
+
+
+def job(**options: object):
+    """A job with ``options`` built as the producer builds it."""
+    return build_job(SETTINGS, session_id="s", tool_name="bash", output=OUTPUT, options=options)
+
+
+@given(st.integers(-10, 7000))
+def test_budget_chars_is_taken_within_200_and_its_ceiling_and_refused_outside(n: int) -> None:
+    if 200 <= n <= SETTINGS.job_max_budget_chars:
+        built = job(budget_chars=n)
+        assert job_settings(SETTINGS, built).local_budget_chars == n
+    else:
+        with pytest.raises(InvalidJobError):
+            job(budget_chars=n)
+
+
+@given(st.integers(-10, 1500))
+def test_max_summary_chars_is_taken_within_50_and_its_ceiling_and_refused_outside(n: int) -> None:
+    if 50 <= n <= SETTINGS.job_max_summary_chars:
+        assert job_settings(SETTINGS, job(max_summary_chars=n)).max_summary_chars == n
+    else:
+        with pytest.raises(InvalidJobError, match="max_summary_chars"):
+            job(max_summary_chars=n)
+
+
+def test_a_job_without_options_runs_on_the_settings_as_they_are() -> None:
+    plain = build_job(SETTINGS, session_id="s", tool_name="bash", output=OUTPUT)
+    assert plain.options is None
+    assert job_settings(SETTINGS, plain) is SETTINGS
+
+
+@pytest.mark.parametrize("model", ["small-model", SETTINGS.anthropic_model, SETTINGS.openai_model])
+def test_a_listed_or_configured_model_is_allowed(model: str) -> None:
+    assert job(model=model).options == JobOptions(model=model)
+
+
+@pytest.mark.parametrize("model", ["gpt-5-huge", "small model", ""])
+def test_any_other_model_is_refused(model: str) -> None:
+    with pytest.raises(InvalidJobError):
+        job(model=model)
+
+
+def test_summarize_false_hands_any_output_back_without_a_job() -> None:
+    assert summarizes(SETTINGS, job())
+    assert not summarizes(SETTINGS, job(summarize=False))
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://hooks.example.com", True),
+        ("https://hooks.example.com/a/b?x=1", True),
+        ("https://hooks.example.com.evil.net/", False),
+        ("https://hooks.example.comx/", False),
+        ("http://hooks.example.com/", False),
+        ("http://127.0.0.1:8080/hooks/done", True),
+        ("http://127.0.0.1:8080/other", False),
+        ("file:///etc/passwd", False),
+    ],
+)
+def test_a_callback_url_must_start_with_an_allowed_prefix_on_a_path_boundary(
+    url: str, allowed: bool
+) -> None:
+    assert callback_allowed(SETTINGS, url) is allowed
+    if allowed:
+        assert job(callback_url=url).options is not None
+    else:
+        with pytest.raises(InvalidJobError, match="TERSIFY_WEBHOOK_ALLOWED_URLS"):
+            job(callback_url=url)
+
+
+def test_a_callback_url_is_refused_when_no_secret_would_sign_it() -> None:
+    unsigned = SETTINGS.model_copy(update={"webhook_secret": None})
+    with pytest.raises(InvalidJobError, match="TERSIFY_WEBHOOK_SECRET"):
+        build_job(
+            unsigned,
+            session_id="s",
+            tool_name="b",
+            output="x",
+            options={"callback_url": "https://hooks.example.com/x"},
+        )
+
+
+@given(st.binary(max_size=200), st.integers(1_600_000_000, 2_000_000_000))
+def test_a_signature_verifies_only_its_own_body_timestamp_and_secret(body: bytes, ts: int) -> None:
+    signed = signature(SECRET, ts, body)
+    assert signed.startswith("v1=")
+    assert verify(SECRET, str(ts), signed, body, now=ts + 10)
+    assert not verify(SECRET, str(ts), signed, body + b"!", now=ts)
+    assert not verify(SECRET, str(ts + 1), signed, body, now=ts)
+    assert not verify(SecretStr("another"), str(ts), signed, body, now=ts)
+    assert not verify(SECRET, str(ts), signed, body, now=ts + 301)  # a replay, too late
+    assert not verify(SECRET, "not-a-number", signed, body, now=ts)
+
+
+def test_the_webhook_secret_never_shows_in_the_settings_repr() -> None:
+    assert SECRET.get_secret_value() not in repr(SETTINGS)
+    assert SECRET.get_secret_value() not in str(SETTINGS.model_dump())

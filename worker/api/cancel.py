@@ -1,0 +1,44 @@
+"""``DELETE /v1/summaries/{job_id}``: cancel a job (dropped when queued, ended when running)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import redis
+import redis.asyncio
+from fastapi import APIRouter, Path, Request
+
+from producer import keys
+from producer.cancel import Cancellation
+from producer.client import Producer
+from producer.errors import JobNotFoundError, RedisUnavailableError
+from worker.api.auth import Caller
+from worker.api.problems import documented
+
+router = APIRouter(prefix="/v1")
+
+
+@router.delete(
+    "/summaries/{job_id}",
+    response_model=Cancellation,
+    summary="Cancel a job",
+    responses=documented("unauthorized", "not_found", "invalid_request", "redis_unavailable"),
+)
+async def cancel_summary(
+    job_id: Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$", description="A job id.")],
+    caller: Caller,
+    request: Request,
+) -> Cancellation:
+    """Cancel the job: its state then (queued, running, finished) and its result now."""
+    if caller.scope is not None:
+        client: redis.asyncio.Redis = request.app.state.redis
+        try:
+            owner: Any = await client.hget(keys.job_meta(job_id), "session_id")  # type: ignore[misc]
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
+        if owner is None or not caller.allows(str(owner)):
+            raise JobNotFoundError(f"no job {job_id!r}")
+    producer: Producer = request.app.state.sync_producer
+    # Producer.cancel is blocking (a few Redis round trips): keep it off the event loop
+    return await asyncio.to_thread(producer.cancel, job_id)

@@ -1,0 +1,67 @@
+"""``tersify mcp-proxy -- COMMAND [ARGS…]``: put tersify in front of any MCP server."""
+
+from __future__ import annotations
+
+import argparse
+
+from producer.errors import InvalidJobError
+from producer.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``mcp-proxy`` subcommand."""
+    p = sub.add_parser(
+        "mcp-proxy",
+        help="serve an MCP server's tools with their long results summarized",
+        description="Start the MCP server COMMAND and serve its tools over stdio (or streamable "
+        "HTTP with --listen), long text results replaced by tersify's summaries, plus "
+        "tersify_read to read the exact output back.",
+    )
+    p.add_argument(
+        "--listen", default=None, metavar="HOST:PORT", help="serve streamable HTTP at /mcp"
+    )
+    p.add_argument("--name", default="tersify-proxy", help="the server name the agent sees")
+    p.add_argument("server", nargs=argparse.REMAINDER, help="-- then the MCP server's command")
+    p.set_defaults(run=_mcp_proxy)
+
+
+def listen_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` split; ``InvalidJobError`` when it is not one."""
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InvalidJobError(f"--listen wants HOST:PORT, not {value!r}")
+    return host.strip("[]"), int(port)
+
+
+def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from worker.runtime.logconfig import configure_logging
+
+    command = args.server[1:] if args.server[:1] == ["--"] else args.server
+    if not command:
+        raise InvalidJobError("give the MCP server's command after --")
+    address = listen_address(args.listen) if args.listen else None
+    configure_logging(settings)
+    anyio.run(_serve, command, settings, args.name, address)
+    return 0
+
+
+async def _serve(
+    command: list[str], settings: Settings, name: str, address: tuple[str, int] | None
+) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from worker.mcp.proxy import build_server, connected
+
+    async with connected(command, settings) as proxy:
+        server = build_server(proxy, name)
+        if address is None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            return
+        import uvicorn
+
+        app = server.streamable_http_app(host=address[0])
+        config = uvicorn.Config(app, host=address[0], port=address[1], log_level="warning")
+        await uvicorn.Server(config).serve()

@@ -1,0 +1,140 @@
+"""The proxy's server: the downstream server's tools plus ``tersify_read``, calls forwarded.
+
+A text result over ``TERSIFY_SUMMARIZE_THRESHOLD_CHARS`` is submitted to tersify (classified
+by the tool's name and arguments, the intent from ``TERSIFY_MCP_INTENT`` or a query-like
+argument) and replaced by its summary, which names the ``output_ref`` to read the exact output
+with. Anything else — a short result, an error, images, structured content — is handed back as
+the downstream server sent it. When no live worker serves the queue, or the summary does not
+come in ``TERSIFY_MCP_WAIT_SECONDS``, the agent gets the full result rather than a stall.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import mcp.types as types
+import structlog
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from producer.aio import AsyncProducer
+from producer.contract import Queue
+from producer.errors import InvalidJobError, JobNotFoundError, TersifyError
+from producer.outputs import DEFAULT_LIMIT
+from producer.settings import Settings
+from worker.mcp.results import (
+    READ_TOOL,
+    READ_TOOL_SPEC,
+    command_of,
+    intent_of,
+    read_answer,
+    result_text,
+    summarized,
+    tool_error,
+)
+
+log = structlog.get_logger("tersify.mcp")
+
+
+@dataclass
+class Proxy:
+    """One proxy run: the downstream session, a producer, and the session its jobs belong to."""
+
+    downstream: ClientSession
+    producer: AsyncProducer
+    settings: Settings
+    session_id: str
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        """The downstream tools, unchanged, and ``tersify_read`` once the last page is listed."""
+        listed = await self.downstream.list_tools(params=params)
+        if listed.next_cursor is not None:
+            return listed
+        return listed.model_copy(update={"tools": [*listed.tools, READ_TOOL_SPEC]})
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        """Forward a call; summarize its text result when it is long (see the module)."""
+        if params.name == READ_TOOL:
+            return await self.read(params.arguments or {})
+        result = await self.downstream.call_tool(params.name, params.arguments)
+        text = result_text(result)
+        if text is None or len(text) <= self.settings.summarize_threshold_chars:
+            return result
+        return await self.shrink(params, text) or result
+
+    async def shrink(
+        self, params: types.CallToolRequestParams, text: str
+    ) -> types.CallToolResult | None:
+        """Tersify's summary of a long text result, or None to hand back the original."""
+        try:
+            if await self.producer.live_workers(Queue.INTERACTIVE) == 0:
+                log.warning("mcp_result_passed_unsummarized", tool=params.name, why="no_worker")
+                return None
+            handle = await self.producer.submit(
+                session_id=self.session_id,
+                tool_name=params.name,
+                output=text,
+                command=command_of(params.arguments),
+                query=intent_of(params.arguments, self.settings.mcp_intent),
+            )
+            summary = await handle.wait(self.settings.mcp_wait_seconds)
+        except TersifyError as exc:
+            log.warning("mcp_result_passed_unsummarized", tool=params.name, why=type(exc).__name__)
+            return None
+        log.info("mcp_result_summarized", tool=params.name, chars_in=summary.chars_in)
+        return summarized(summary)
+
+    async def read(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """``tersify_read``: exact lines, or matching ones, of an output this proxy summarized."""
+        ref, pattern = arguments.get("ref"), arguments.get("pattern")
+        offset, limit = arguments.get("offset", 0), arguments.get("limit", DEFAULT_LIMIT)
+        if not isinstance(ref, str) or not isinstance(offset, int) or not isinstance(limit, int):
+            return tool_error("tersify_read needs ref (string), offset and limit (integers)")
+        if pattern is not None and not isinstance(pattern, str):
+            return tool_error("tersify_read's pattern must be a string")
+        try:
+            found = await self.producer.read_output(
+                ref, offset, limit, grep=pattern, session_id=self.session_id
+            )
+        except (InvalidJobError, JobNotFoundError) as exc:
+            return tool_error(f"tersify_read: {exc}")
+        return read_answer(found)
+
+
+def build_server(proxy: Proxy, name: str) -> Server[Any]:
+    """The MCP server the agent talks to, answering from ``proxy``."""
+    return Server(
+        name,
+        version="0.1.0",
+        on_list_tools=proxy.list_tools,
+        on_call_tool=proxy.call_tool,
+    )
+
+
+@asynccontextmanager
+async def connected(command: Sequence[str], settings: Settings) -> AsyncIterator[Proxy]:
+    """Start the downstream server ``command`` and yield a proxy in front of it."""
+    params = StdioServerParameters(
+        command=command[0], args=list(command[1:]), env=settings.child_env()
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write) as session,
+        AsyncProducer(settings) as producer,
+    ):
+        await session.initialize()
+        yield Proxy(session, producer, settings, settings.mcp_session or _new_session())
+
+
+def _new_session() -> str:
+    return f"mcp-{secrets.token_hex(8)}"
