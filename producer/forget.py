@@ -119,10 +119,11 @@ def _compactions(client: redis.Redis, session_id: str) -> set[str]:
     return found
 
 
-def _spills(client: redis.Redis, session_id: str) -> set[str]:
-    """The full texts the inline ``truncate`` spilled for the session."""
+def _owned(client: redis.Redis, pattern: str, session_id: str) -> set[str]:
+    """The hashes matching ``pattern`` whose ``session_id`` field is the session's: the full
+    texts the inline ``truncate`` spilled, the links to full outputs (``output_ref``)."""
     found: set[str] = set()
-    for page in _pages(client, keys.spill("*")):
+    for page in _pages(client, pattern):
         with client.pipeline(transaction=False) as pipe:
             for key in page:
                 pipe.hget(key, "session_id")
@@ -163,13 +164,16 @@ def forget_session(client: redis.Redis, session_id: str) -> Forgotten:
         job_id = next(key[len(p) :] for p in result_prefix if key.startswith(p))
         jobs.add(job_id)
     digests |= {_text(d) or "" for d in _many(client.smembers(keys.session_payloads(session_id)))}
-    doomed = {*results, *_spills(client, session_id), keys.session_payloads(session_id)}
+    owned = _owned(client, keys.spill("*"), session_id) | _owned(
+        client, keys.output("*"), session_id
+    )
+    doomed = {*results, *owned, keys.session_payloads(session_id)}
     doomed.add(keys.compaction_summary(session_id))
     doomed |= {keys.payload(d) for d in digests - shared}
     for job_id in jobs:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}
         doomed |= {keys.logged(job_id), keys.compaction_result(job_id)}
-        doomed |= {keys.compaction_job(job_id)}
+        doomed |= {keys.compaction_job(job_id), keys.started(job_id)}
     gate = (keys.gate_holds, keys.gate_jobs, keys.gate_held, keys.gate_held_bytes)
     doomed |= {key(session_id) for key in gate}
     members = _gate_members(client, session_id)
