@@ -22,6 +22,7 @@ Command = Callable[[argparse.Namespace, Settings], int]
 COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.api",
     "worker.cli.compact",
+    "worker.cli.deadletters",
     "worker.cli.demo",
     "worker.cli.eval",
     "worker.cli.gate",
