@@ -11,7 +11,7 @@ import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from producer import keys, payloads
+from producer import keys, payloads, redis_url
 from producer.classify import classify
 from producer.client import parse_result
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -35,8 +35,8 @@ def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asy
     When all ``redis_pool_size`` connections are busy a command waits (up to 5 s) for one to
     come free, instead of failing at once as "Redis unavailable".
     """
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
-        settings.redis_url,
+    return redis_url.async_client(
+        settings,
         max_connections=settings.redis_pool_size,
         timeout=_POOL_WAIT_SECONDS,
         socket_timeout=_WAIT_SLICE_SECONDS + 5.0,
@@ -44,7 +44,6 @@ def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asy
         decode_responses=decode,
         retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 3),
     )
-    return redis.asyncio.Redis.from_pool(pool)
 
 
 class ListHeadWaiter:

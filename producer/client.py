@@ -10,7 +10,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from producer import keys, payloads
+from producer import keys, payloads, redis_url
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -35,8 +35,8 @@ _RECONNECT_PAUSE_SECONDS = 0.2
 
 def redis_client(settings: Settings, *, decode: bool = False) -> redis.Redis:
     """A Redis client sized and timed for tersify's calls."""
-    return redis.Redis.from_url(
-        settings.redis_url,
+    return redis_url.sync_client(
+        settings,
         max_connections=settings.redis_pool_size,
         socket_timeout=_SOCKET_TIMEOUT_SECONDS,
         socket_connect_timeout=5.0,

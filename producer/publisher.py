@@ -7,6 +7,7 @@ from typing import Any
 from celery import Celery
 from kombu.exceptions import OperationalError
 
+from producer import redis_url
 from producer.contract import Queue
 from producer.errors import RedisUnavailableError
 from producer.settings import Settings
@@ -18,6 +19,7 @@ def broker_options(settings: Settings) -> dict[str, Any]:
         "visibility_timeout": settings.visibility_timeout_seconds,
         "socket_timeout": 15.0,
         "socket_connect_timeout": 5.0,
+        **redis_url.broker_sentinel_options(settings),
     }
 
 
@@ -25,7 +27,11 @@ class Publisher:
     """A Celery client app that only sends messages: JSON, no result backend."""
 
     def __init__(self, settings: Settings) -> None:
-        self._app = Celery("tersify-producer", broker=settings.redis_url, set_as_current=False)
+        self._app = Celery(
+            "tersify-producer", broker=redis_url.broker_url(settings), set_as_current=False
+        )
+        # Under Sentinel a publish waits out a fail-over, as every other command does.
+        sentinel = redis_url.sentinel_target(settings.redis_url) is not None
         self._app.conf.update(
             task_serializer="json",
             accept_content=["json"],
@@ -33,7 +39,7 @@ class Publisher:
             broker_transport_options=broker_options(settings),
             broker_connection_retry_on_startup=True,
             task_publish_retry_policy={
-                "max_retries": 2,
+                "max_retries": redis_url.failover_retries(settings) if sentinel else 2,
                 "interval_start": 0.05,
                 "interval_step": 0.2,
                 "interval_max": 0.5,

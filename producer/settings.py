@@ -32,8 +32,22 @@ class Settings(BaseSettings):
     )
 
     # Redis
-    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Broker, results, gate state.")
+    redis_url: str = Field(
+        "redis://127.0.0.1:6379/0",
+        description="Broker, results, gate; `sentinel://H:P[,H:P…]/PRIMARY[/DB]` for Sentinel.",
+    )
     redis_pool_size: int = Field(128, ge=4, description="Most Redis connections per process.")
+    redis_password: SecretStr | None = Field(
+        None, description="The primary's password with a `sentinel://` URL."
+    )
+    redis_sentinel_password: SecretStr | None = Field(
+        None, description="The sentinels' own password (`requirepass` in sentinel.conf)."
+    )
+    redis_failover_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="With Sentinel: how long commands retry while a new primary is chosen.",
+    )
 
     # Thresholds and budgets (characters)
     summarize_threshold_chars: int = Field(
