@@ -8,10 +8,11 @@ from typing import Any
 
 import redis
 import redis.asyncio
+from opentelemetry.trace import SpanKind
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from producer import keys, payloads, redis_url
+from producer import keys, payloads, redis_url, tracing
 from producer.classify import classify
 from producer.client import parse_result
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -153,7 +154,10 @@ class AsyncProducer:
         tool_type = classify(job.tool_name, job.command, job.output)
         if len(job.output) <= self.settings.summarize_threshold_chars:
             return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
-        await self._enqueue(job, tool_type)
+        with tracing.tracer.start_as_current_span(
+            "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
+        ):
+            await self._enqueue(job, tool_type)
         return AsyncSummaryHandle(job.job_id, self)
 
     async def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
@@ -179,8 +183,9 @@ class AsyncProducer:
             message: dict[str, Any] = SummaryMessage.for_job(job, digest, token).model_dump(
                 mode="json"
             )
+            headers = tracing.carrier()
             await asyncio.to_thread(
-                self._publisher.publish, SUMMARIZE_TASK, message, job.queue, job.job_id
+                self._publisher.publish, SUMMARIZE_TASK, message, job.queue, job.job_id, headers
             )
         except BaseException:
             await self._undo(job, token)

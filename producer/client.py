@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
+from opentelemetry.trace import SpanKind
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from producer import keys, payloads, redis_url
+from producer import keys, payloads, redis_url, tracing
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
@@ -140,6 +141,12 @@ class Producer:
 
     def enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
         """Store the payload, close the gate (interactive), publish; undo all of it on failure."""
+        with tracing.tracer.start_as_current_span(
+            "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
+        ):
+            self._enqueue(job, tool_type)
+
+    def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
         digest, blob = payloads.encode(job.output)
         meta = job_meta(job, digest, tool_type)
         ttl = self.settings.result_ttl_seconds
@@ -162,7 +169,9 @@ class Producer:
                     cap_seconds=gate_cap(self.settings),
                 )
             message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
-            self._publisher.publish(SUMMARIZE_TASK, message, job.queue, job.job_id)
+            self._publisher.publish(
+                SUMMARIZE_TASK, message, job.queue, job.job_id, tracing.carrier()
+            )
         except BaseException:
             self._undo(job, token)
             raise

@@ -46,12 +46,20 @@ class Publisher:
             },
         )
 
-    def publish(self, task: str, message: dict[str, Any], queue: Queue, task_id: str) -> None:
+    def publish(
+        self,
+        task: str,
+        message: dict[str, Any],
+        queue: Queue,
+        task_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it.
 
         The message's ``argsrepr`` (what ``celery inspect``, events and Flower show) names the
         job only: the command and query a job carries may hold secrets, and Celery's default,
         a ``saferepr`` of the arguments, was also a fifth of the producer's CPU per job.
+        ``headers`` (the trace context) travel in the message's headers.
         """
         try:
             self._app.send_task(
@@ -61,6 +69,7 @@ class Publisher:
                 task_id=task_id,
                 argsrepr=f"(<job {task_id}>,)",
                 kwargsrepr="{}",
+                headers=headers or None,
             )
         except (OperationalError, ConnectionError, OSError) as exc:
             raise RedisUnavailableError(f"could not publish {task}: {type(exc).__name__}") from None

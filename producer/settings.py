@@ -189,6 +189,17 @@ class Settings(BaseSettings):
         """The provider compaction uses: its own setting, else the summary provider's choice."""
         return self.compaction_provider or self.resolved_summary_provider()
 
+    def traces_exporter(self) -> str | None:
+        """The span exporter the standard ``OTEL_*`` variables ask for, or None (no traces)."""
+        env = os.environ  # noqa: TID251 - the settings module is where the environment is read
+        if env.get("OTEL_SDK_DISABLED", "").lower() == "true":
+            return None
+        named = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+        if named in {"otlp", "console"}:
+            return named
+        endpoints = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        return "otlp" if not named and any(env.get(k) for k in endpoints) else None
+
     def child_env(self, **overrides: str) -> dict[str, str]:
         """The environment for a child process: this one's, with ``TERSIFY_*`` overrides."""
         env = dict(os.environ)  # noqa: TID251 - the settings module is where the environment is read

@@ -20,6 +20,7 @@ from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
 from worker.runtime.heartbeat import clear as clear_heartbeat
 from worker.runtime.logconfig import configure_logging
 from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
+from worker.runtime.tracing import configure_tracing
 
 
 def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
@@ -36,6 +37,12 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
 def _setup_logging(**_: Any) -> None:
     # Connecting this signal stops Celery from configuring logging behind structlog's back.
     configure_logging(current_app.conf.tersify_settings)
+
+
+@signals.worker_init.connect
+def _worker_init(sender: Any = None, **_: Any) -> None:
+    # Before any job runs and before prefork children fork (the SDK re-arms in each child).
+    configure_tracing(current_app.conf.tersify_settings)
 
 
 @signals.worker_process_init.connect
