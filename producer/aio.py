@@ -137,6 +137,7 @@ class AsyncProducer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        tenant: str | None = None,
     ) -> AsyncSummaryHandle:
         """Enqueue ``output`` (or pass it through when short); see ``Producer.submit``."""
         job = build_job(
@@ -150,6 +151,7 @@ class AsyncProducer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            tenant=tenant,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if len(job.output) <= self.settings.summarize_threshold_chars:

@@ -115,6 +115,7 @@ class Producer:
         relevant_lines: LineRange | tuple[int, int] | None = None,
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
+        tenant: str | None = None,
     ) -> SummaryHandle:
         """Enqueue ``output`` for summarization, or hand it straight back when it is short.
 
@@ -132,6 +133,7 @@ class Producer:
             relevant_lines=relevant_lines,
             queue=queue,
             job_id=job_id,
+            tenant=tenant,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if len(job.output) <= self.settings.summarize_threshold_chars:

@@ -136,6 +136,7 @@ class PendingSummary(_Versioned):
     decoded_with_replacement: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     deadline: datetime
+    tenant: str | None = Field(None, max_length=64)  # the API token's tenant, when it has one
 
     @classmethod
     def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
@@ -164,6 +165,7 @@ class SummaryResult(_Versioned):
     fallback_reason: FallbackReason | None = None
     fallback_detail: str | None = None
     decoded_with_replacement: bool = False
+    tenant: str | None = None
     late: bool = False
     queued_at: datetime
     started_at: datetime

@@ -77,6 +77,7 @@ def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
         chars_in=len(job.output),
         chars_out=len(job.output),
         decoded_with_replacement=job.decoded_with_replacement,
+        tenant=job.tenant,
         queued_at=job.created_at,
         started_at=now,
         finished_at=now,

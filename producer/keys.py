@@ -116,3 +116,16 @@ RECENT_FALLBACKS = f"{PREFIX}recent:fallbacks"
 
 RECENT_COMPLETIONS = f"{PREFIX}recent:completions"
 """ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""
+
+
+# --- tenants (owned by producer/tenants.py) ---
+
+
+def tenant_jobs(tenant: str, minute: int) -> str:
+    """Counter of a tenant's submits in one UTC minute (expires after two)."""
+    return f"{PREFIX}tenant:{tenant}:jobs:{minute}"
+
+
+def tenant_spend(tenant: str, day: str) -> str:
+    """A tenant's estimated model spend (USD) on one UTC day, ``YYYY-MM-DD`` (expires after two)."""
+    return f"{PREFIX}tenant:{tenant}:spend:{day}"

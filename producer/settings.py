@@ -147,6 +147,11 @@ class Settings(BaseSettings):
         None, ge=1024, description="Largest request body; else TERSIFY_MAX_OUTPUT_BYTES + 64 KiB."
     )
     api_max_wait_seconds: float = Field(30.0, gt=0, le=300, description="Cap on ?wait= long-polls.")
+    tenants: str = Field(
+        "",
+        description="Tenants and their quotas, `NAME=JOBS_PER_MINUTE/USD_PER_DAY,...` (0: no "
+        "limit); a token joins one as `TOKEN[:SCOPE]#NAME` in TERSIFY_API_TOKENS.",
+    )
     api_insecure_no_auth: bool = Field(
         False, description="Serve without tokens (loopback only): local development."
     )

@@ -33,6 +33,7 @@ CODES: Final[dict[str, tuple[int, str]]] = {
     "payload_too_large": (413, "Request body too large"),
     "invalid_request": (422, "The request does not match the API's schema"),
     "invalid_job": (422, "The job was refused"),
+    "quota_exceeded": (429, "The tenant's quota is used up; see Retry-After"),
     "internal_error": (500, "Internal error"),
     "redis_unavailable": (503, "Redis is unavailable"),
 }
