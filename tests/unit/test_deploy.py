@@ -532,3 +532,37 @@ def test_the_kubernetes_redis_validates_and_answers_where_the_workers_look() -> 
     assert urlsplit(secret["stringData"]["TERSIFY_REDIS_URL"]).netloc == host
     for scaler in of_kind("ScaledObject"):
         assert all(t["metadata"]["address"] == host for t in scaler["spec"]["triggers"])
+
+
+def test_every_worker_pod_keeps_session_logs_on_one_read_write_many_claim() -> None:
+    (claim,) = of_kind("PersistentVolumeClaim")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    log_dir = Path(load(K8S / "configmap.yaml")[0]["data"]["TERSIFY_SESSION_LOG_DIR"])
+    for deployment in of_kind("Deployment"):
+        spec = deployment["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        (mount,) = [
+            m
+            for m in spec["containers"][0]["volumeMounts"]
+            if log_dir.is_relative_to(m["mountPath"])
+        ]
+        source = volumes[mount["name"]]
+        assert source["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+        assert "emptyDir" not in source
+
+
+def test_compose_workers_keep_session_logs_on_a_named_volume() -> None:
+    compose = load(DEPLOY / "compose.yaml")[0]
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    found = re.search(r"TERSIFY_SESSION_LOG_DIR=(\S+)", dockerfile)
+    assert found is not None
+    image_log_dir = found.group(1)
+    for name, service in compose["services"].items():
+        if not name.startswith("worker"):
+            continue
+        log_dir = service.get("environment", {}).get("TERSIFY_SESSION_LOG_DIR", image_log_dir)
+        mounts = [v.split(":") for v in service["volumes"]]
+        assert any(
+            Path(log_dir).is_relative_to(target) and source in compose["volumes"]
+            for source, target, *_ in mounts
+        ), name
