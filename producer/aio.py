@@ -18,7 +18,7 @@ from producer.client import parse_result
 from producer.contract import LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.gate import AsyncSessionGate
-from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.jobs import build_job, gate_cap, job_meta, passthrough, stage_passthrough_log
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import SUMMARIZE_TASK, SummaryMessage
@@ -155,7 +155,14 @@ class AsyncProducer:
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if len(job.output) <= self.settings.summarize_threshold_chars:
-            return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
+            result = passthrough(job, tool_type)
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    stage_passthrough_log(pipe, job, result)
+                    await pipe.execute()
+            except redis.RedisError:
+                pass  # the answer matters more than the archive (docs/RELIABILITY.md)
+            return AsyncSummaryHandle(job.job_id, self, result)
         with tracing.tracer.start_as_current_span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
         ):

@@ -23,7 +23,7 @@ from producer.errors import (
     ResultTimeoutError,
 )
 from producer.gate import SessionGate
-from producer.jobs import build_job, gate_cap, job_meta, passthrough
+from producer.jobs import build_job, gate_cap, job_meta, passthrough, stage_passthrough_log
 from producer.publisher import Publisher
 from producer.settings import Settings
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -137,7 +137,9 @@ class Producer:
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if len(job.output) <= self.settings.summarize_threshold_chars:
-            return SummaryHandle(job.job_id, job.session_id, self, passthrough(job, tool_type))
+            result = passthrough(job, tool_type)
+            self._log_passthrough(job, result)
+            return SummaryHandle(job.job_id, job.session_id, self, result)
         self.enqueue(job, tool_type)
         return SummaryHandle(job.job_id, job.session_id, self)
 
@@ -177,6 +179,15 @@ class Producer:
         except BaseException:
             self._undo(job, token)
             raise
+
+    def _log_passthrough(self, job: PendingSummary, result: SummaryResult) -> None:
+        """Hand a passthrough to the workers' session log; Redis down only loses the log line."""
+        try:
+            with self._redis.pipeline(transaction=False) as pipe:
+                stage_passthrough_log(pipe, job, result)
+                pipe.execute()
+        except redis.RedisError:
+            pass  # the answer matters more than the archive (docs/RELIABILITY.md)
 
     def _undo(self, job: PendingSummary, token: int | None) -> None:
         try:

@@ -129,3 +129,12 @@ def tenant_jobs(tenant: str, minute: int) -> str:
 def tenant_spend(tenant: str, day: str) -> str:
     """A tenant's estimated model spend (USD) on one UTC day, ``YYYY-MM-DD`` (expires after two)."""
     return f"{PREFIX}tenant:{tenant}:spend:{day}"
+
+
+# --- passthrough outputs on their way to the session log (owned by producer/jobs.py) ---
+
+PASSTHROUGH_LOG = f"{PREFIX}sessionlog:pending"
+"""List of passthrough outputs with their results, waiting for a worker to log them."""
+
+PASSTHROUGH_LOGGING = f"{PREFIX}sessionlog:inflight"
+"""ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""
