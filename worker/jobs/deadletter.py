@@ -177,6 +177,7 @@ def replay(
             tool_call_id=job.get("tool_call_id"),
             relevant_lines=job.get("relevant_lines"),
             queue=queue or job.get("queue") or Queue.INTERACTIVE,
+            tenant=job.get("tenant"),
         )
     except InvalidJobError as exc:
         return Replayed(record_id, why_not=f"the job is invalid: {exc}")
