@@ -14,13 +14,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
-# Debian's redis-server: the demo and the tests start their own private instance of it.
+# Debian's redis-server and redis-sentinel: the demo and the tests start their own private
+# instances of them (the Sentinel tests: a primary, a replica and three sentinels).
 redis-server:
-	@command -v redis-server >/dev/null || { \
-	  echo "installing Debian's redis-server"; \
+	@{ command -v redis-server && command -v redis-sentinel; } >/dev/null || { \
+	  echo "installing Debian's redis-server and redis-sentinel"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends redis-server; }
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	    redis-server redis-sentinel; }
 
 demo: install redis-server
 	$(VENV)/bin/tersify demo

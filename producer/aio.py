@@ -8,17 +8,25 @@ from typing import Any
 
 import redis
 import redis.asyncio
+from opentelemetry.trace import SpanKind
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
-from producer import keys, outputs, payloads
+from producer import keys, outputs, payloads, redis_url, tracing
 from producer.classify import classify
 from producer.client import parse_result, redis_client
 from producer.contract import JobOptions, LineRange, PendingSummary, Queue, SummaryResult, ToolType
 from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from producer.forget import Forgotten, forget_session
 from producer.gate import AsyncSessionGate
-from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
+from producer.jobs import (
+    build_job,
+    check_owner,
+    gate_cap,
+    job_meta,
+    passthrough,
+    stage_passthrough_log,
+)
 from producer.liveness import async_live_workers
 from producer.options import summarizes
 from producer.publisher import Publisher
@@ -38,8 +46,8 @@ def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asy
     When all ``redis_pool_size`` connections are busy a command waits (up to 5 s) for one to
     come free, instead of failing at once as "Redis unavailable".
     """
-    pool = redis.asyncio.BlockingConnectionPool.from_url(
-        settings.redis_url,
+    return redis_url.async_client(
+        settings,
         max_connections=settings.redis_pool_size,
         timeout=_POOL_WAIT_SECONDS,
         socket_timeout=_WAIT_SLICE_SECONDS + 5.0,
@@ -47,7 +55,6 @@ def async_redis_client(settings: Settings, *, decode: bool = False) -> redis.asy
         decode_responses=decode,
         retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 3),
     )
-    return redis.asyncio.Redis.from_pool(pool)
 
 
 class ListHeadWaiter:
@@ -141,6 +148,7 @@ class AsyncProducer:
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
         options: JobOptions | dict[str, Any] | None = None,
+        tenant: str | None = None,
     ) -> AsyncSummaryHandle:
         """Enqueue ``output`` (or pass it through when short); see ``Producer.submit``."""
         job = build_job(
@@ -155,11 +163,22 @@ class AsyncProducer:
             queue=queue,
             job_id=job_id,
             options=options,
+            tenant=tenant,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if not summarizes(self.settings, job):
-            return AsyncSummaryHandle(job.job_id, self, passthrough(job, tool_type))
-        await self._enqueue(job, tool_type)
+            result = passthrough(job, tool_type)
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    stage_passthrough_log(pipe, job, result)
+                    await pipe.execute()
+            except redis.RedisError:
+                pass  # the answer matters more than the archive (docs/RELIABILITY.md)
+            return AsyncSummaryHandle(job.job_id, self, result)
+        with tracing.tracer.start_as_current_span(
+            "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
+        ):
+            await self._enqueue(job, tool_type)
         return AsyncSummaryHandle(job.job_id, self)
 
     async def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
@@ -202,8 +221,9 @@ class AsyncProducer:
             message: dict[str, Any] = SummaryMessage.for_job(job, digest, token).model_dump(
                 mode="json"
             )
+            headers = tracing.carrier()
             await asyncio.to_thread(
-                self._publisher.publish, SUMMARIZE_TASK, message, job.queue, job.job_id
+                self._publisher.publish, SUMMARIZE_TASK, message, job.queue, job.job_id, headers
             )
         except BaseException:
             await self._undo(job, token)

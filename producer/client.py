@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
+from opentelemetry.trace import SpanKind
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from producer import keys, outputs, payloads
+from producer import keys, outputs, payloads, redis_url, tracing
 from producer.cancel import Cancellation, cancel
 from producer.classify import classify
 from producer.compaction import CompactionJob, CompactionResult
@@ -24,7 +25,14 @@ from producer.errors import (
 )
 from producer.forget import Forgotten, forget_session
 from producer.gate import SessionGate
-from producer.jobs import build_job, check_owner, gate_cap, job_meta, passthrough
+from producer.jobs import (
+    build_job,
+    check_owner,
+    gate_cap,
+    job_meta,
+    passthrough,
+    stage_passthrough_log,
+)
 from producer.liveness import live_workers
 from producer.options import summarizes
 from producer.publisher import Publisher
@@ -39,8 +47,8 @@ _RECONNECT_PAUSE_SECONDS = 0.2
 
 def redis_client(settings: Settings, *, decode: bool = False) -> redis.Redis:
     """A Redis client sized and timed for tersify's calls."""
-    return redis.Redis.from_url(
-        settings.redis_url,
+    return redis_url.sync_client(
+        settings,
         max_connections=settings.redis_pool_size,
         socket_timeout=_SOCKET_TIMEOUT_SECONDS,
         socket_connect_timeout=5.0,
@@ -119,6 +127,7 @@ class Producer:
         queue: Queue = Queue.INTERACTIVE,
         job_id: str | None = None,
         options: JobOptions | dict[str, Any] | None = None,
+        tenant: str | None = None,
     ) -> SummaryHandle:
         """Enqueue ``output`` for summarization, or hand it straight back when it is short.
 
@@ -138,15 +147,24 @@ class Producer:
             queue=queue,
             job_id=job_id,
             options=options,
+            tenant=tenant,
         )
         tool_type = classify(job.tool_name, job.command, job.output)
         if not summarizes(self.settings, job):
-            return SummaryHandle(job.job_id, job.session_id, self, passthrough(job, tool_type))
+            result = passthrough(job, tool_type)
+            self._log_passthrough(job, result)
+            return SummaryHandle(job.job_id, job.session_id, self, result)
         self.enqueue(job, tool_type)
         return SummaryHandle(job.job_id, job.session_id, self)
 
     def enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
         """Store the payload, close the gate (interactive), publish; undo all of it on failure."""
+        with tracing.tracer.start_as_current_span(
+            "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
+        ):
+            self._enqueue(job, tool_type)
+
+    def _enqueue(self, job: PendingSummary, tool_type: ToolType) -> None:
         digest, blob = payloads.encode(job.output)
         meta = job_meta(job, digest, tool_type)
         ttl = self.settings.result_ttl_seconds
@@ -186,10 +204,21 @@ class Producer:
                     cap_seconds=gate_cap(self.settings),
                 )
             message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
-            self._publisher.publish(SUMMARIZE_TASK, message, job.queue, job.job_id)
+            self._publisher.publish(
+                SUMMARIZE_TASK, message, job.queue, job.job_id, tracing.carrier()
+            )
         except BaseException:
             self._undo(job, token)
             raise
+
+    def _log_passthrough(self, job: PendingSummary, result: SummaryResult) -> None:
+        """Hand a passthrough to the workers' session log; Redis down only loses the log line."""
+        try:
+            with self._redis.pipeline(transaction=False) as pipe:
+                stage_passthrough_log(pipe, job, result)
+                pipe.execute()
+        except redis.RedisError:
+            pass  # the answer matters more than the archive (docs/RELIABILITY.md)
 
     def _undo(self, job: PendingSummary, token: int | None) -> None:
         try:

@@ -158,6 +158,7 @@ class PendingSummary(_Versioned):
     deadline: datetime
     output_ref: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
     options: JobOptions | None = None
+    tenant: str | None = Field(None, max_length=64)  # the API token's tenant, when it has one
 
     @classmethod
     def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
@@ -186,6 +187,7 @@ class SummaryResult(_Versioned):
     fallback_reason: FallbackReason | None = None
     fallback_detail: str | None = None
     decoded_with_replacement: bool = False
+    tenant: str | None = None
     late: bool = False
     queued_at: datetime
     started_at: datetime

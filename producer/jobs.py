@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from redis.typing import EncodableT, FieldT
 
-from producer import payloads
+from producer import keys, payloads
 from producer.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
 from producer.errors import InvalidJobError
 from producer.options import check_options
@@ -93,7 +94,22 @@ def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
         chars_in=len(job.output),
         chars_out=len(job.output),
         decoded_with_replacement=job.decoded_with_replacement,
+        tenant=job.tenant,
         queued_at=job.created_at,
         started_at=now,
         finished_at=now,
     )
+
+
+PASSTHROUGH_LOG_KEEP = 100_000
+"""Passthrough outputs kept for the session log while no worker drains them; older ones go."""
+
+
+def stage_passthrough_log(pipe: Any, job: PendingSummary, result: SummaryResult) -> None:
+    """Queue the commands that hand a passthrough output and its result to the session log."""
+    entry = json.dumps(
+        {"job": job.model_dump(mode="json"), "result": result.model_dump(mode="json")},
+        ensure_ascii=False,
+    )
+    pipe.lpush(keys.PASSTHROUGH_LOG, entry.encode("utf-8", "surrogatepass"))
+    pipe.ltrim(keys.PASSTHROUGH_LOG, 0, PASSTHROUGH_LOG_KEEP - 1)

@@ -150,3 +150,25 @@ def started(job_id: str) -> str:
 
 WEBHOOKS = f"{PREFIX}webhooks"
 """ZSET of webhook deliveries: member the delivery's JSON, score = when it is due (server ms)."""
+
+
+# --- tenants (owned by producer/tenants.py) ---
+
+
+def tenant_jobs(tenant: str, minute: int) -> str:
+    """Counter of a tenant's submits in one UTC minute (expires after two)."""
+    return f"{PREFIX}tenant:{tenant}:jobs:{minute}"
+
+
+def tenant_spend(tenant: str, day: str) -> str:
+    """A tenant's estimated model spend (USD) on one UTC day, ``YYYY-MM-DD`` (expires after two)."""
+    return f"{PREFIX}tenant:{tenant}:spend:{day}"
+
+
+# --- passthrough outputs on their way to the session log (owned by producer/jobs.py) ---
+
+PASSTHROUGH_LOG = f"{PREFIX}sessionlog:pending"
+"""List of passthrough outputs with their results, waiting for a worker to log them."""
+
+PASSTHROUGH_LOGGING = f"{PREFIX}sessionlog:inflight"
+"""ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""

@@ -21,6 +21,7 @@ import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
+from producer import redis_url
 from producer.contract import Queue
 from producer.errors import RedisUnavailableError
 from producer.settings import Settings
@@ -35,11 +36,19 @@ def broker_options(settings: Settings) -> dict[str, Any]:
         "visibility_timeout": settings.visibility_timeout_seconds,
         "socket_timeout": 15.0,
         "socket_connect_timeout": 5.0,
+        **redis_url.broker_sentinel_options(settings),
     }
 
 
-def entry(task: str, message: dict[str, Any], queue: Queue, task_id: str) -> bytes:
-    """The queue entry that asks a worker to run ``task`` on ``message`` (protocol 2)."""
+def entry(
+    task: str,
+    message: dict[str, Any],
+    queue: Queue,
+    task_id: str,
+    extra_headers: dict[str, str] | None = None,
+) -> bytes:
+    """The queue entry that asks a worker to run ``task`` on ``message`` (protocol 2);
+    ``extra_headers`` (a trace context) join the message's headers."""
     body = json.dumps([[message], {}, _EMBED]).encode()
     # argsrepr (what `celery inspect`, events and Flower show) names the job only: a job's
     # command and query may hold secrets.
@@ -61,6 +70,7 @@ def entry(task: str, message: dict[str, Any], queue: Queue, task_id: str) -> byt
         "kwargsrepr": "{}",
         "origin": f"{os.getpid()}@{socket.gethostname()}",
         "ignore_result": False,
+        **(extra_headers or {}),
     }
     envelope = {
         "body": base64.b64encode(body).decode(),
@@ -83,17 +93,28 @@ class Publisher:
     """Pushes job entries onto their queues' Redis lists."""
 
     def __init__(self, settings: Settings) -> None:
-        self._redis = redis.Redis.from_url(
-            settings.redis_url,
+        # Under Sentinel the client follows the primary and waits out a fail-over.
+        self._redis = redis_url.sync_client(
+            settings,
             socket_timeout=15.0,
             socket_connect_timeout=5.0,
             retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
         )
 
-    def publish(self, task: str, message: dict[str, Any], queue: Queue, task_id: str) -> None:
-        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it."""
+    def publish(
+        self,
+        task: str,
+        message: dict[str, Any],
+        queue: Queue,
+        task_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it.
+
+        ``headers`` (the trace context) travel in the message's headers.
+        """
         try:
-            self._redis.lpush(queue.value, entry(task, message, queue, task_id))
+            self._redis.lpush(queue.value, entry(task, message, queue, task_id, headers))
         except redis.RedisError as exc:
             raise RedisUnavailableError(f"could not publish {task}: {type(exc).__name__}") from None
 

@@ -32,8 +32,22 @@ class Settings(BaseSettings):
     )
 
     # Redis
-    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Broker, results, gate state.")
+    redis_url: str = Field(
+        "redis://127.0.0.1:6379/0",
+        description="Broker, results, gate; `sentinel://H:P[,H:P…]/PRIMARY[/DB]` for Sentinel.",
+    )
     redis_pool_size: int = Field(128, ge=4, description="Most Redis connections per process.")
+    redis_password: SecretStr | None = Field(
+        None, description="The primary's password with a `sentinel://` URL."
+    )
+    redis_sentinel_password: SecretStr | None = Field(
+        None, description="The sentinels' own password (`requirepass` in sentinel.conf)."
+    )
+    redis_failover_seconds: float = Field(
+        30.0,
+        gt=0,
+        description="With Sentinel: how long commands retry while a new primary is chosen.",
+    )
 
     # Thresholds and budgets (characters)
     summarize_threshold_chars: int = Field(
@@ -206,6 +220,11 @@ class Settings(BaseSettings):
         60.0, gt=0, description="A request's body must arrive within this after its headers."
     )
     api_keep_alive_seconds: int = Field(5, ge=1, description="Idle keep-alive connections close.")
+    tenants: str = Field(
+        "",
+        description="Tenants and their quotas, `NAME=JOBS_PER_MINUTE/USD_PER_DAY,...` (0: no "
+        "limit); a token joins one as `TOKEN[:SCOPE]#NAME` in TERSIFY_API_TOKENS.",
+    )
     api_insecure_no_auth: bool = Field(
         False, description="Serve without tokens (loopback only): local development."
     )
@@ -250,6 +269,17 @@ class Settings(BaseSettings):
     def resolved_compaction_provider(self) -> ProviderName:
         """The provider compaction uses: its own setting, else the summary provider's choice."""
         return self.compaction_provider or self.resolved_summary_provider()
+
+    def traces_exporter(self) -> str | None:
+        """The span exporter the standard ``OTEL_*`` variables ask for, or None (no traces)."""
+        env = os.environ  # noqa: TID251 - the settings module is where the environment is read
+        if env.get("OTEL_SDK_DISABLED", "").lower() == "true":
+            return None
+        named = env.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+        if named in {"otlp", "console"}:
+            return named
+        endpoints = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        return "otlp" if not named and any(env.get(k) for k in endpoints) else None
 
     def child_env(self, **overrides: str) -> dict[str, str]:
         """The environment for a child process: this one's, with ``TERSIFY_*`` overrides."""

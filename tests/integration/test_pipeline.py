@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from producer import keys
 from producer.classify import classify
 from producer.client import Producer
 from producer.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
@@ -44,7 +45,8 @@ def test_a_short_output_passes_through_without_a_job(producer: Producer, redis_c
     result = handle.wait(0.1)
     assert result.method is Method.PASSTHROUGH
     assert result.text == "ok\n" * 10
-    assert redis_client.keys("*") == []  # nothing enqueued, nothing stored
+    # nothing enqueued, nothing stored: only the output, on its way to the session log
+    assert redis_client.keys("*") == [keys.PASSTHROUGH_LOG]
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

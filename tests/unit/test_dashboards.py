@@ -109,6 +109,7 @@ def test_every_alert_rule_uses_only_exported_metrics_and_is_complete() -> None:
         "TersifyFallbackRateHigh",
         "TersifyGateHeldLong",
         "TersifyCircuitOpen",
+        "TersifyDeadLetters",
     }
     for rule in found:
         expr = rule["expr"]
@@ -126,3 +127,10 @@ def test_prometheus_loads_the_alert_rules_file() -> None:
     patterns = [Path(p) for p in config["rule_files"]]
     # The compose service mounts deploy/prometheus/ files under /etc/prometheus/.
     assert any(ALERTS.match(p.name) and p.parent == Path("/etc/prometheus") for p in patterns)
+
+
+def test_the_dashboard_and_an_alert_show_dead_letters_by_reason() -> None:
+    panels = [e for e in panel_exprs() if "tersify_dead_letters_total" in e]
+    assert panels and all("by (reason)" in e for e in panels)
+    (rule,) = [r for r in rules() if r["alert"] == "TersifyDeadLetters"]
+    assert "tersify_dead_letters_total" in rule["expr"] and "by (reason)" in rule["expr"]

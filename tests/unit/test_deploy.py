@@ -514,3 +514,80 @@ def test_the_api_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
 
 if __name__ == "__main__":  # prints deploy/tersify.env.example
     sys.stdout.write(render_env_example())
+
+
+REDIS_K8S = K8S / "redis"
+PERSISTENCE = {
+    "--appendonly": "yes",
+    "--appendfsync": "everysec",
+    "--maxmemory-policy": "noeviction",
+}
+
+
+def redis_options(argv: list[str]) -> dict[str, str]:
+    """A ``redis-server`` command line's ``--option value`` pairs."""
+    assert argv[0] == "redis-server"
+    return dict(zip(argv[1::2], argv[2::2], strict=True))
+
+
+def test_compose_and_kubernetes_run_redis_with_aof_every_second_and_no_eviction() -> None:
+    compose = load(DEPLOY / "compose.yaml")[0]["services"]["redis"]
+    (statefulset,) = [d for d in load(REDIS_K8S / "redis.yaml") if d["kind"] == "StatefulSet"]
+    container = statefulset["spec"]["template"]["spec"]["containers"][0]
+    for argv in (compose["command"], container["args"]):
+        assert redis_options(argv).items() >= PERSISTENCE.items()
+    assert "redis-data:/data" in compose["volumes"]
+    assert "redis-data" in load(DEPLOY / "compose.yaml")[0]["volumes"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert redis_options(container["args"])["--dir"] == mounts["data"] == "/data"
+    (claim,) = statefulset["spec"]["volumeClaimTemplates"]
+    assert claim["metadata"]["name"] == "data"
+
+
+def test_the_kubernetes_redis_validates_and_answers_where_the_workers_look() -> None:
+    listed = load(REDIS_K8S / "kustomization.yaml")[0]["resources"]
+    assert set(listed) == {p.name for p in REDIS_K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    result = run(validator("kubernetes-validate"), "--strict", str(REDIS_K8S / "redis.yaml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARN" not in result.stdout + result.stderr
+    (service,) = [d for d in load(REDIS_K8S / "redis.yaml") if d["kind"] == "Service"]
+    namespace = load(REDIS_K8S / "kustomization.yaml")[0]["namespace"]
+    host = f"{service['metadata']['name']}.{namespace}.svc.cluster.local:6379"
+    secret = load(K8S / "secret.yaml")[0]
+    assert urlsplit(secret["stringData"]["TERSIFY_REDIS_URL"]).netloc == host
+    for scaler in of_kind("ScaledObject"):
+        assert all(t["metadata"]["address"] == host for t in scaler["spec"]["triggers"])
+
+
+def test_every_worker_pod_keeps_session_logs_on_one_read_write_many_claim() -> None:
+    (claim,) = of_kind("PersistentVolumeClaim")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    log_dir = Path(load(K8S / "configmap.yaml")[0]["data"]["TERSIFY_SESSION_LOG_DIR"])
+    for deployment in of_kind("Deployment"):
+        spec = deployment["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in spec["volumes"]}
+        (mount,) = [
+            m
+            for m in spec["containers"][0]["volumeMounts"]
+            if log_dir.is_relative_to(m["mountPath"])
+        ]
+        source = volumes[mount["name"]]
+        assert source["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+        assert "emptyDir" not in source
+
+
+def test_compose_workers_keep_session_logs_on_a_named_volume() -> None:
+    compose = load(DEPLOY / "compose.yaml")[0]
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    found = re.search(r"TERSIFY_SESSION_LOG_DIR=(\S+)", dockerfile)
+    assert found is not None
+    image_log_dir = found.group(1)
+    for name, service in compose["services"].items():
+        if not name.startswith("worker"):
+            continue
+        log_dir = service.get("environment", {}).get("TERSIFY_SESSION_LOG_DIR", image_log_dir)
+        mounts = [v.split(":") for v in service["volumes"]]
+        assert any(
+            Path(log_dir).is_relative_to(target) and source in compose["volumes"]
+            for source, target, *_ in mounts
+        ), name

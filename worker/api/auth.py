@@ -1,7 +1,8 @@
 """Bearer-token auth: tokens from ``TERSIFY_API_TOKENS``, compared in constant time.
 
 Each comma-separated entry is ``TOKEN`` (any session) or ``TOKEN:SCOPE``, where ``SCOPE`` is one
-session id, or a prefix when it ends in ``*``. Tokens never appear in logs or error bodies.
+session id, or a prefix when it ends in ``*``; ``#TENANT`` at the end makes the token one of a
+tenant's (``TERSIFY_TENANTS``). Tokens never appear in logs or error bodies.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from producer.settings import Settings
+from producer.tenants import quotas
 from worker.api.problems import ApiProblem
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="tersify"'}
@@ -22,9 +24,10 @@ _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="tersify"'}
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """Who made a request: the sessions their token may touch (None: any)."""
+    """Who made a request: the sessions their token may touch (None: any), and its tenant."""
 
     scope: str | None = None
+    tenant: str | None = None
 
     def allows(self, session_id: str) -> bool:
         """True when this token may act on ``session_id``."""
@@ -52,20 +55,23 @@ class _Token:
 class TokenTable:
     """The configured tokens, kept only as SHA-256 digests."""
 
-    def __init__(self, tokens: list[tuple[str, str | None]]) -> None:
-        self._tokens = [_Token(_digest(t), Principal(scope)) for t, scope in tokens]
+    def __init__(self, tokens: list[tuple[str, Principal]]) -> None:
+        self._tokens = [_Token(_digest(t), principal) for t, principal in tokens]
 
     @classmethod
     def from_settings(cls, settings: Settings) -> TokenTable:
-        """Parse ``TERSIFY_API_TOKENS``; ``ValueError`` on an empty token or scope."""
+        """Parse ``TERSIFY_API_TOKENS``; ``ValueError`` on an empty token or scope, or a tenant
+        ``TERSIFY_TENANTS`` does not name."""
         raw = settings.api_tokens.get_secret_value() if settings.api_tokens else ""
-        parsed: list[tuple[str, str | None]] = []
+        known = quotas(settings.tenants)
+        parsed: list[tuple[str, Principal]] = []
         for entry in filter(None, (e.strip() for e in raw.split(","))):
+            entry, hashed, tenant = entry.rpartition("#") if "#" in entry else (entry, "", "")
             token, sep, scope = entry.partition(":")
-            if not token or (sep and not scope):
+            if not token or (sep and not scope) or (hashed and tenant not in known):
                 # the message names the position, never the entry: it holds a secret
                 raise ValueError(f"TERSIFY_API_TOKENS entry {len(parsed) + 1} is malformed")
-            parsed.append((token, scope or None))
+            parsed.append((token, Principal(scope or None, tenant or None)))
         return cls(parsed)
 
     def __bool__(self) -> bool:

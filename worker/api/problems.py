@@ -35,6 +35,7 @@ CODES: Final[dict[str, tuple[int, str]]] = {
     "invalid_request": (422, "The request does not match the API's schema"),
     "invalid_job": (422, "The job was refused"),
     "held_input_full": (429, "The session holds all the input it may; take it first"),
+    "quota_exceeded": (429, "The tenant's quota is used up; see Retry-After"),
     "internal_error": (500, "Internal error"),
     "redis_unavailable": (503, "Redis is unavailable"),
 }

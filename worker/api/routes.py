@@ -22,7 +22,8 @@ from producer.gate import GateStatus
 from producer.pairs import repair_messages
 from producer.settings import Settings
 from producer.spill import SpillRange, SpillStore
-from worker.api.auth import Caller
+from producer.tenants import admit, quotas
+from worker.api.auth import Caller, Principal
 from worker.api.bodies import (
     CompactionRequest,
     HeldCount,
@@ -67,6 +68,22 @@ def _accepted(request: Request, name: str, job_id: str, warning: str | None = No
     return JSONResponse(body, status_code=202, headers=headers)
 
 
+async def _admit(request: Request, caller: Principal) -> None:
+    """Count a submit against the caller's tenant; the ``quota_exceeded`` problem past a cap."""
+    if caller.tenant is None:
+        return
+    quota = quotas(request.app.state.settings.tenants).get(caller.tenant)
+    if quota is None:
+        return
+    try:
+        refused = await admit(request.app.state.redis, caller.tenant, quota)
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"could not count the submit: {type(exc).__name__}") from None
+    if refused is not None:
+        retry = {"Retry-After": str(refused.retry_after_seconds)}
+        raise ApiProblem("quota_exceeded", refused.detail, headers=retry)
+
+
 def _capped(request: Request, wait: float) -> float:
     settings: Settings = request.app.state.settings
     return min(wait, settings.api_max_wait_seconds)
@@ -89,6 +106,7 @@ def _capped(request: Request, wait: float) -> float:
             "payload_too_large",
             "invalid_job",
             "invalid_request",
+            "quota_exceeded",
             *_REDIS,
         ),
     },
@@ -96,8 +114,9 @@ def _capped(request: Request, wait: float) -> float:
 async def submit_summary(body: SummaryRequest, caller: Caller, request: Request) -> JSONResponse:
     """Submit a tool output; a short one comes straight back as a ``passthrough`` result."""
     caller.check(body.session_id)
+    await _admit(request, caller)
     producer = _producer(request)
-    handle = await producer.submit(**body.model_dump(exclude_none=True))
+    handle = await producer.submit(**body.model_dump(exclude_none=True), tenant=caller.tenant)
     # a passthrough handle already holds its result; a queued job's read is one Redis call
     result = await handle.result()
     if result is not None and result.method is Method.PASSTHROUGH:
@@ -161,6 +180,7 @@ async def _check_job_session(request: Request, caller: Caller, job_id: str) -> N
             "payload_too_large",
             "invalid_job",
             "invalid_request",
+            "quota_exceeded",
             *_REDIS,
         ),
     },
@@ -170,6 +190,7 @@ async def submit_compaction(
 ) -> JSONResponse:
     """Queue a compaction of ``messages``; GET the Location for the compacted conversation."""
     caller.check(body.session_id)
+    await _admit(request, caller)
     sync_producer: Producer = request.app.state.sync_producer
     # Producer.compact is blocking (there is no async twin): keep it off the event loop
     handle = await asyncio.to_thread(sync_producer.compact, **body.model_dump())

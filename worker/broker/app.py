@@ -11,6 +11,7 @@ from kombu import Queue as KombuQueue
 
 from producer.contract import Queue
 from producer.publisher import broker_options
+from producer.redis_url import broker_url, sentinel_target
 from producer.settings import Settings
 
 # Imported for their effect: the shared tasks join every app, the signal handlers connect.
@@ -19,10 +20,11 @@ from worker.broker import signals, tasks  # noqa: F401
 
 def create_app(settings: Settings) -> Celery:
     """Build the worker app for ``settings``."""
-    app = Celery("tersify", broker=settings.redis_url)
+    app = Celery("tersify", broker=broker_url(settings))
+    sentinel = sentinel_target(settings.redis_url) is not None
     app.conf.update(
         # kombu's Redis transport, but an incomplete queue entry is dead-lettered, not fatal.
-        broker_transport="worker.broker.transport:Transport",
+        broker_transport=f"worker.broker.transport:{'Sentinel' if sentinel else ''}Transport",
         # Celery's consumer, but what it refuses undecoded lands in the dead-letter list, and
         # its event loop wakes for acks queued by pool threads (worker/broker/consumer.py).
         worker_consumer="worker.broker.consumer:Consumer",

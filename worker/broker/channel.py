@@ -29,6 +29,7 @@ from kombu.utils.encoding import bytes_to_str
 
 from producer.contract import DeadLetterReason
 from producer.errors import RefusedEntryError
+from producer.redis_url import PrimaryConnection
 from worker.broker.envelope import check_entry
 from worker.broker.qos import QoS
 from worker.jobs.deadletter import dead_letter
@@ -170,3 +171,18 @@ class Channel(_RedisChannel):  # type: ignore[misc]  # kombu ships no types for 
     def _dead_letter(self, reason: DeadLetterReason, detail: str, item: bytes, queue: str) -> None:
         with self.conn_or_acquire() as client:
             dead_letter(client, reason, detail, item, queue=queue)
+
+
+_KombuSentinelChannel: Any = kombu_redis.SentinelChannel
+
+
+class SentinelChannel(Channel, _KombuSentinelChannel):  # type: ignore[misc]  # untyped kombu
+    """The hardened channel on a Sentinel-watched primary: its pools follow fail-overs."""
+
+    connection_class = PrimaryConnection
+
+    from_transport_options = tuple(
+        dict.fromkeys(
+            (*Channel.from_transport_options, *_KombuSentinelChannel.from_transport_options)
+        )
+    )

@@ -1,7 +1,8 @@
 """The worker process's life, on Celery's signals: logging, the runtime, and every chore.
 
 ``_worker_ready`` is the one place a worker process starts its periodic chores (heartbeat,
-expired-lease sweep, redelivery of dead workers' jobs) and its metrics endpoint, all on the
+expired-lease sweep, redelivery of dead workers' jobs, logging passthrough outputs) and its
+metrics endpoint, all on the
 runtime's scheduler thread. A forked prefork child only drops its parent's clients: it builds
 its own runtime on its first job, and its scheduler runs only that job's lease renewals.
 """
@@ -21,6 +22,11 @@ from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
 from worker.runtime.heartbeat import clear as clear_heartbeat
 from worker.runtime.logconfig import configure_logging
 from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
+from worker.runtime.tracing import configure_tracing
+from worker.store.passthroughs import PassthroughLog
+
+# How often a worker moves queued passthrough outputs into the session log.
+PASSTHROUGH_LOG_SECONDS = 1.0
 
 PRUNE_SECONDS = 3600.0
 _sender: WebhookSender | None = None  # this process's webhook sender, when webhooks are on
@@ -35,6 +41,8 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
     rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune)  # session log retention
+    passthroughs = PassthroughLog(rt.redis, rt.session_log)
+    rt.scheduler.every(PASSTHROUGH_LOG_SECONDS, passthroughs.drain)
     start_metrics(rt.settings, rt.redis, pool)
     if rt.settings.webhook_secret is not None:
         global _sender
@@ -50,6 +58,12 @@ def consumed_queues(app: Celery) -> list[str]:
 def _setup_logging(**_: Any) -> None:
     # Connecting this signal stops Celery from configuring logging behind structlog's back.
     configure_logging(current_app.conf.tersify_settings)
+
+
+@signals.worker_init.connect
+def _worker_init(sender: Any = None, **_: Any) -> None:
+    # Before any job runs and before prefork children fork (the SDK re-arms in each child).
+    configure_tracing(current_app.conf.tersify_settings)
 
 
 @signals.worker_process_init.connect

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from celery import current_app, shared_task
+from celery import current_app, current_task, shared_task
+from opentelemetry.trace import SpanKind
 
 from producer.contract import DeadLetterReason
+from producer.tracing import extract, tracer
 from producer.wire import COMPACT_TASK, SUMMARIZE_TASK
 from worker.jobs.compaction import process_compaction
 from worker.jobs.deadletter import dead_letter
@@ -47,8 +49,18 @@ def _run(
         dead_letter(rt.redis, DeadLetterReason.BAD_ARGUMENTS, detail, [list(args), kwargs])
         return
     try:
-        handler(args[0], rt)
+        with tracer.start_as_current_span(
+            "tersify.job", context=extract(_message_headers()), kind=SpanKind.CONSUMER
+        ) as span:
+            span.set_attribute("tersify.task", task)
+            handler(args[0], rt)
     except Exception as exc:  # a bug or a lost Redis: recorded, never retried, never fatal
         log.exception("task_failed", task=task)
         detail = f"{type(exc).__name__}: {str(exc)[:200]}"
         dead_letter(rt.redis, DeadLetterReason.TASK_FAILED, detail, args[0])
+
+
+def _message_headers() -> dict[str, Any]:
+    """The running task's message headers (Celery exposes them on ``request``)."""
+    request = getattr(current_task, "request", None)
+    return dict(vars(request)) if request is not None else {}

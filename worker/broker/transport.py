@@ -12,7 +12,7 @@ from typing import Any
 
 from kombu.transport import redis as kombu_redis
 
-from worker.broker.channel import Channel
+from worker.broker.channel import Channel, SentinelChannel
 
 # kombu's stubs do not describe the Redis transport internals that are overridden here.
 _RedisTransport: Any = kombu_redis.Transport
@@ -70,3 +70,10 @@ class Transport(_RedisTransport):  # type: ignore[misc]  # kombu ships no types 
         for fd in wakeup:
             with suppress(OSError):
                 os.close(fd)
+
+
+class SentinelTransport(Transport):
+    """The same transport on a Redis Sentinel primary (``TERSIFY_REDIS_URL=sentinel://…``)."""
+
+    Channel = SentinelChannel
+    default_port = kombu_redis.SentinelTransport.default_port

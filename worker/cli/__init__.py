@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.api",
     "worker.cli.cancel",
     "worker.cli.compact",
+    "worker.cli.deadletters",
     "worker.cli.demo",
     "worker.cli.eval",
     "worker.cli.forget",

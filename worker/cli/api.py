@@ -44,6 +44,10 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers < 1:
         print("tersify api: --workers must be at least 1", file=sys.stderr)
         return 2
+    if args.workers == 1:  # the app runs in this process: its submits can be traced
+        from worker.runtime.tracing import configure_tracing
+
+        configure_tracing(settings)
     # an import string, so each of --workers processes builds its own app from TERSIFY_*
     uvicorn.run(
         "worker.api.app:app_from_environment",

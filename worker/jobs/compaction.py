@@ -105,7 +105,7 @@ def store(rt: Runtime, result: CompactionResult) -> bool:
         if result.summary and ttl:
             pipe.set(keys.compaction_summary(result.session_id), result.summary, ex=ttl)
         stored = bool(pipe.execute()[0])
-    observe_compaction(settings, result)
+    observe_compaction(rt.writes, settings, result)
     log.info(
         "compaction_completed",
         stored=stored,

@@ -40,6 +40,7 @@ def make_result(
         fallback_reason=outcome.fallback_reason,
         fallback_detail=outcome.fallback_detail,
         decoded_with_replacement=job.decoded_with_replacement,
+        tenant=job.tenant,
         queued_at=job.created_at,
         started_at=started,
         finished_at=utcnow(),

@@ -6,7 +6,11 @@ Every path ends in a stored result or a dead-letter record; nothing half-done st
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import structlog
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 
 from producer import keys, payloads
 from producer.classify import classify
@@ -19,6 +23,7 @@ from producer.contract import (
     utcnow,
 )
 from producer.errors import InvalidJobError, ProviderError
+from producer.tracing import job_attributes, tracer
 from producer.wire import parse_message, rebuild_job
 from worker.jobs.deadletter import dead_letter
 from worker.jobs.results import callback_url, log_output, make_result, store
@@ -68,14 +73,56 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
+        trace_queue_wait(job, started)
         redactor = Redactor(Scope.parse(rt.settings.redact))  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
-        tool_type = classify(job.tool_name, job.command, job.output)
+        with tracer.start_as_current_span("tersify.classify") as span:
+            tool_type = classify(job.tool_name, job.command, job.output)
+            span.set_attribute("tersify.tool_type", tool_type.value)
         hit = rt.cache.parse(cached[0]) if cached else None
-        outcome = hit or summarize_cached(rt, job, tool_type, key, redactor)
+        outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
-        store(rt, result, message.gate_token, redactor, callback=callback_url(job))
+        with tracer.start_as_current_span("tersify.store"):
+            store(rt, result, message.gate_token, redactor, callback=callback_url(job))
         return result
+
+
+def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
+    """A span from the job's submission to a worker starting it, with the job's attributes."""
+    current = trace.get_current_span()
+    current.set_attributes(job_attributes(job))  # the whole job's span
+    span = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
+    span.end(end_time=_ns(started))
+
+
+def _ns(when: datetime) -> int:
+    return int(when.timestamp() * 1_000_000_000)
+
+
+def summarize_traced(
+    rt: Runtime,
+    job: PendingSummary,
+    tool_type: ToolType,
+    key: str | None,
+    redactor: Redactor | None = None,
+) -> Outcome:
+    """``summarize_cached`` in a GenAI span: provider, model, tokens, fallback reason."""
+    route = rt.routes[0].provider if rt.routes else None
+    model = route.model if route is not None else "extractive"
+    with tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT) as span:
+        outcome = summarize_cached(rt, job, tool_type, key, redactor)
+        attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": outcome.provider,
+            "gen_ai.request.model": model,
+            "gen_ai.response.model": outcome.model,
+            "gen_ai.usage.input_tokens": outcome.input_tokens,
+            "gen_ai.usage.output_tokens": outcome.output_tokens,
+            "tersify.method": outcome.method.value,
+            "tersify.fallback_reason": outcome.fallback_reason and outcome.fallback_reason.value,
+        }
+        span.set_attributes({k: v for k, v in attributes.items() if v is not None})
+        return outcome
 
 
 def summarize_cached(

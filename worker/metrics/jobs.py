@@ -19,7 +19,7 @@ import redis
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
-from producer import keys
+from producer import keys, tenants
 from producer.compaction import CompactionMethod, CompactionResult
 from producer.contract import DeadLetterReason, Method, Queue, SummaryResult
 from producer.gate import CompletionOutcome
@@ -41,8 +41,9 @@ _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60
 
 JOBS = Counter(
     "tersify_jobs",
-    "Jobs finished, by queue, tool type, how the text was made and how the result was stored.",
-    ["queue", "tool_type", "method", "outcome"],
+    "Jobs finished, by queue, tool type, how the text was made, how the result was stored and "
+    "tenant (configured names only; empty without one).",
+    ["queue", "tool_type", "method", "outcome", "tenant"],
     registry=REGISTRY,
 )
 JOB_DURATION = Histogram(
@@ -74,8 +75,8 @@ TOKENS = Counter(
 )
 COST = Counter(
     "tersify_model_cost_usd",
-    "Estimated model spend from TERSIFY_MODEL_PRICES (0 for unpriced models).",
-    ["provider", "model"],
+    "Estimated model spend from TERSIFY_MODEL_PRICES (0 for unpriced models), by tenant.",
+    ["provider", "model", "tenant"],
     registry=REGISTRY,
 )
 FALLBACKS = Counter(
@@ -153,7 +154,8 @@ def observe(
 ) -> None:
     """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
     queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
-    JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value).inc()
+    tenant = tenant_label(settings.tenants, result.tenant)
+    JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value, tenant).inc()
     total = (result.finished_at - result.queued_at).total_seconds()
     wait = (result.started_at - result.queued_at).total_seconds()
     JOB_DURATION.labels(queue).observe(max(0.0, total))
@@ -168,7 +170,7 @@ def observe(
     if result.fallback_reason is not None:
         FALLBACKS.labels(result.fallback_reason.value).inc()
     if result.provider and result.model and result.method is Method.LLM:
-        _count_tokens(settings, result)
+        _count_tokens(writes, settings, result, tenant)
     _remember(writes, settings, result, queue)
 
 
@@ -178,20 +180,33 @@ def count_redactions(counts: Mapping[str, int]) -> None:
         REDACTIONS.labels(kind).inc(count)
 
 
-def observe_compaction(settings: Settings, result: CompactionResult) -> None:
+def observe_compaction(writes: WriteBehind, settings: Settings, result: CompactionResult) -> None:
     """Count one finished compaction, and the model's tokens and cost when it was called."""
     reason = result.fallback_reason or result.passthrough_reason
     COMPACTIONS.labels(result.method.value, reason.value if reason else "none").inc()
     if result.provider and result.model:
-        _count_tokens(settings, result)
+        _count_tokens(writes, settings, result, "")
 
 
-def _count_tokens(settings: Settings, result: SummaryResult | CompactionResult) -> None:
+def _count_tokens(
+    writes: WriteBehind, settings: Settings, result: SummaryResult | CompactionResult, tenant: str
+) -> None:
     provider, model = str(result.provider), str(result.model)
     tokens_in, tokens_out = result.input_tokens or 0, result.output_tokens or 0
     TOKENS.labels(provider, model, "in").inc(tokens_in)
     TOKENS.labels(provider, model, "out").inc(tokens_out)
-    COST.labels(provider, model).inc(cost(settings, model, tokens_in, tokens_out))
+    usd = cost(settings, model, tokens_in, tokens_out)
+    COST.labels(provider, model, tenant).inc(usd)
+    if tenant and usd > 0:  # the day's spend a tenant's quota is checked against
+        writes.submit(lambda pipe: tenants.add_spend(pipe, tenant, usd, result.finished_at))
+
+
+def tenant_label(spec: str, tenant: str | None) -> str:
+    """The ``tenant`` label of a result: a configured tenant's name, else empty."""
+    try:
+        return tenants.label(tenants.quotas(spec), tenant)
+    except ValueError:
+        return ""  # the API refuses to start on it; here it only means no tenant labels
 
 
 def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str) -> None:

@@ -136,6 +136,7 @@ def dead_letters(client: redis.Redis, limit: int) -> list[dict[str, Any]]:
         record = json.loads(text(raw))
         found.append(
             {
+                "id": record.get("id"),
                 "reason": record.get("reason"),
                 "detail": record.get("detail"),
                 "queue": record.get("queue"),

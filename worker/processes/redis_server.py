@@ -1,7 +1,9 @@
 """A private ``redis-server`` on a free loopback port: for the demo, the tests and the benchmarks.
 
-No persistence, its own temporary directory, stopped (and restartable on the same port) by its
-owner. Production deployments point ``TERSIFY_REDIS_URL`` at a real Redis instead.
+No persistence unless asked (``appendonly``: AOF, fsync every second, as deploy/ runs it), its
+own temporary directory, stopped (and restartable on the same port) by its owner; optionally a
+replica of another one (``replica_of``). Production deployments point ``TERSIFY_REDIS_URL`` at
+a real Redis instead.
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ def free_port() -> int:
 class LocalRedis:
     """Start, stop, kill and restart one ``redis-server`` process on loopback."""
 
-    def __init__(self, port: int | None = None, password: str | None = None) -> None:
+    def __init__(
+        self,
+        port: int | None = None,
+        password: str | None = None,
+        *,
+        appendonly: bool = False,
+        replica_of: int | None = None,
+    ) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RedisServerMissingError(
@@ -41,6 +50,8 @@ class LocalRedis:
         self.binary = binary
         self.port = port or free_port()
         self.password = password
+        self.appendonly = appendonly
+        self.replica_of = replica_of
         self._dir = Path(tempfile.mkdtemp(prefix="tersify-redis-"))
         self._proc: subprocess.Popen[bytes] | None = None
 
@@ -61,7 +72,11 @@ class LocalRedis:
             "--save",
             "",
             "--appendonly",
-            "no",
+            "yes" if self.appendonly else "no",
+            "--appendfsync",
+            "everysec",
+            "--maxmemory-policy",
+            "noeviction",
             "--dir",
             str(self._dir),
             "--daemonize",
@@ -72,7 +87,9 @@ class LocalRedis:
             str(self._dir / "redis.log"),
         ]
         if self.password:
-            args += ["--requirepass", self.password]
+            args += ["--requirepass", self.password, "--masterauth", self.password]
+        if self.replica_of is not None:
+            args += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url, socket_timeout=1.0)
         deadline = time.monotonic() + timeout
@@ -109,7 +126,7 @@ class LocalRedis:
         self._proc = None
 
     def restart(self) -> None:
-        """Kill and start again on the same port, empty (no persistence)."""
+        """Kill and start again on the same port: empty, or from its AOF with ``appendonly``."""
         self.kill()
         self.start()
 

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-import redis
-
 from producer import keys
+from producer.redis_url import sync_client
 from producer.settings import Settings
 from worker.processes.group import GroupProcess
 
@@ -56,7 +55,7 @@ class WorkerProcess(GroupProcess):
     def start(self, timeout: float = 30.0) -> Self:
         """Start the worker and wait until it has beaten once (it is then taking jobs)."""
         super().start()
-        client = redis.Redis.from_url(self.settings.redis_url)
+        client = sync_client(self.settings)
         try:
             self.wait_until(
                 lambda: client.exists(keys.worker_alive(self.hostname)), "worker start", timeout

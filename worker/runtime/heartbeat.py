@@ -14,6 +14,7 @@ import redis
 
 from producer import keys
 from producer.liveness import BEAT_SCRIPT, HEARTBEAT_TTL_SECONDS
+from producer.redis_url import sync_client
 from producer.settings import Settings
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def default_hostname() -> str:
 def check_alive(settings: Settings, hostname: str | None = None) -> tuple[bool, str]:
     """Whether the worker ``hostname`` beat within its TTL: one GET, no broadcast to workers."""
     name = hostname or default_hostname()
-    client = redis.Redis.from_url(settings.redis_url, socket_timeout=3, socket_connect_timeout=3)
+    client = sync_client(settings, socket_timeout=3, socket_connect_timeout=3)
     try:
         raw = client.get(keys.worker_alive(name))
     except redis.RedisError as exc:

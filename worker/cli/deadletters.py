@@ -1,0 +1,114 @@
+"""``tersify deadletters list|show|replay|purge``: the queue entries workers refused."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import UTC, datetime
+
+from producer.contract import DeadLetterReason, Queue
+from producer.settings import Settings
+
+REASONS = [reason.value for reason in DeadLetterReason]
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``deadletters`` subcommand."""
+    dl = sub.add_parser("deadletters", help="list, show, replay or purge refused queue entries")
+    dsub = dl.add_subparsers(required=True, metavar="ACTION")
+    p = dsub.add_parser("list", help="the newest records: id, when, reason, queue, detail")
+    p.add_argument("--reason", choices=REASONS)
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.set_defaults(run=_list)
+    p = dsub.add_parser("show", help="one record in full, as JSON")
+    p.add_argument("id")
+    p.set_defaults(run=_show)
+    p = dsub.add_parser("replay", help="enqueue a job again, with a new id, if its output is kept")
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--queue", choices=[q.value for q in Queue], help="else the job's own queue")
+    p.set_defaults(run=_replay)
+    p = dsub.add_parser("purge", help="remove records: the given ids, one reason's, or --all")
+    p.add_argument("ids", nargs="*", metavar="ID")
+    p.add_argument("--reason", choices=REASONS)
+    p.add_argument("--all", action="store_true", help="every record")
+    p.set_defaults(run=_purge)
+
+
+def _list(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import redis_client
+    from worker.jobs import deadletter
+
+    client = redis_client(settings)
+    try:
+        found = deadletter.records(client, args.reason)[: max(args.limit, 0)]
+    finally:
+        client.close()
+    for record in found:
+        fields = {k: record.fields.get(k) for k in ("id", "at", "reason", "queue", "detail")}
+        fields["replayable"] = isinstance(record.fields.get("job"), dict)
+        if args.json:
+            print(json.dumps(fields))
+            continue
+        when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        print(
+            f"{fields['id'] or '-'}  {when}  {fields['reason']}  {fields['queue'] or '-'}  "
+            f"{'replayable  ' if fields['replayable'] else ''}{fields['detail']}"
+        )
+    return 0
+
+
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import redis_client
+    from worker.jobs import deadletter
+
+    client = redis_client(settings)
+    try:
+        record = deadletter.find(client, args.id)
+    finally:
+        client.close()
+    if record is None:
+        print(f"tersify: no dead letter has the id {args.id}")
+        return 1
+    print(json.dumps(record.fields, indent=2))
+    return 0
+
+
+def _replay(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import Producer, redis_client
+    from worker.jobs import deadletter
+
+    client = redis_client(settings)
+    failed = 0
+    try:
+        with Producer(settings) as producer:
+            for record_id in args.ids:
+                queue = Queue(args.queue) if args.queue else None
+                done = deadletter.replay(client, producer, record_id, queue)
+                if done.job_id is not None:
+                    print(f"{record_id}: replayed as job {done.job_id}")
+                else:
+                    failed += 1
+                    print(f"{record_id}: not replayed: {done.why_not}")
+    finally:
+        client.close()
+    return 1 if failed else 0
+
+
+def _purge(args: argparse.Namespace, settings: Settings) -> int:
+    from producer.client import redis_client
+    from worker.jobs import deadletter
+
+    if not (args.ids or args.reason or args.all):
+        print("tersify: say which records to purge: IDs, --reason REASON or --all")
+        return 2
+    client = redis_client(settings)
+    try:
+        found = deadletter.records(client, args.reason)
+        if args.ids:
+            found = [r for r in found if r.id in set(args.ids)]
+        removed = deadletter.purge(client, found)
+    finally:
+        client.close()
+    print(f"purged {removed} dead letter(s)")
+    return 0
