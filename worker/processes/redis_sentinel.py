@@ -17,7 +17,7 @@ from typing import Any, Self
 
 import redis
 
-from worker.processes.redis_server import LocalRedis, free_port
+from worker.processes.redis_server import LocalRedis, free_port, terminate
 
 PRIMARY_NAME = "tersify"
 DOWN_AFTER_MS = 1000
@@ -99,13 +99,7 @@ class LocalSentinel:
 
     def stop(self) -> None:
         """Stop the sentinel (SIGTERM, then SIGKILL) and remove its directory."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=10)
+        terminate(self._proc)
         self._proc = None
         shutil.rmtree(self._dir, ignore_errors=True)
 

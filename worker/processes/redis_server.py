@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import redis
 
@@ -29,6 +29,18 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def terminate(proc: subprocess.Popen[Any] | None, timeout: float = 10.0) -> None:
+    """Stop ``proc`` with SIGTERM, then SIGKILL if it outlives ``timeout``; wait for it."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
 
 
 class LocalRedis:
@@ -109,13 +121,7 @@ class LocalRedis:
 
     def stop(self) -> None:
         """Stop the server gracefully (SIGTERM), waiting for it to exit."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=10)
+        terminate(self._proc)
         self._proc = None
 
     def kill(self) -> None:
