@@ -292,8 +292,8 @@ class AsyncProducer:
     async def close(self) -> None:
         """Close connections."""
         self._publisher.close()
-        await self._redis.aclose()
-        await self._gate_redis.aclose()
+        await redis_url.aclose(self._redis)
+        await redis_url.aclose(self._gate_redis)
 
     async def __aenter__(self) -> AsyncProducer:
         return self

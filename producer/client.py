@@ -377,8 +377,8 @@ class Producer:
     def close(self) -> None:
         """Close connections."""
         self._publisher.close()
-        self._redis.close()
-        self._gate_redis.close()
+        redis_url.close(self._redis)
+        redis_url.close(self._gate_redis)
 
     def __enter__(self) -> Producer:
         return self

@@ -120,4 +120,4 @@ class Publisher:
 
     def close(self) -> None:
         """Release the connection pool."""
-        self._redis.close()
+        redis_url.close(self._redis)

@@ -169,6 +169,22 @@ def async_client(settings: Settings, **options: Any) -> redis.asyncio.Redis:
     return client
 
 
+async def aclose(client: redis.asyncio.Redis) -> None:
+    """Close ``client`` and, under Sentinel, the clients it keeps to ask the sentinels."""
+    manager = getattr(client.connection_pool, "sentinel_manager", None)
+    await client.aclose()
+    for sentinel in getattr(manager, "sentinels", ()):
+        await sentinel.aclose()
+
+
+def close(client: redis.Redis) -> None:
+    """Close ``client`` and, under Sentinel, the clients it keeps to ask the sentinels."""
+    manager = getattr(client.connection_pool, "sentinel_manager", None)
+    client.close()
+    for sentinel in getattr(manager, "sentinels", ()):
+        sentinel.close()
+
+
 def _failover_backoff() -> ExponentialBackoff:
     return ExponentialBackoff(cap=_FAILOVER_STEP_SECONDS, base=0.02)
 
