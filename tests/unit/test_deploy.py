@@ -22,8 +22,8 @@ import pytest
 import yaml
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from producer.contract import Queue
-from producer.settings import Settings
+from tersify.contract import Queue
+from tersify.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -185,7 +185,7 @@ def longest_job_seconds(settings: Settings) -> float:
 
 def soft_shutdown_seconds() -> float:
     """Celery's soft-shutdown time as the worker app configures it."""
-    from worker.broker.app import create_app
+    from tersify.worker.broker.app import create_app
 
     return float(create_app(Settings()).conf.worker_soft_shutdown_timeout or 0.0)
 
@@ -421,7 +421,7 @@ def test_every_grace_period_outlasts_the_longest_job() -> None:
 
 
 def test_the_liveness_probe_is_the_cheap_check_and_outwaits_a_heartbeat() -> None:
-    from worker.runtime.heartbeat import HEARTBEAT_TTL
+    from tersify.worker.runtime.heartbeat import HEARTBEAT_TTL
 
     for deployment in of_kind("Deployment"):
         probe = deployment["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]

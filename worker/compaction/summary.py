@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from producer.messages import Role, Turn
-from producer.text import elide, truncate
+from tersify.chat.messages import Role, Turn
+from tersify.text import elide, truncate
 
 BANNER = (
     "[EARLIER TURNS SUMMARIZED · REFERENCE ONLY]\n"
