@@ -67,7 +67,7 @@ def render_env_example() -> str:
     """The env example: every setting with its description and default, all commented out."""
     lines = [
         "# Every TERSIFY_* setting with its description and default, generated from",
-        "# producer.settings.Settings (python -m tests.unit.test_deploy). Copy to",
+        "# tersify.settings.Settings (python -m tests.unit.test_deploy). Copy to",
         "# deploy/tersify.env (compose) or /etc/tersify/tersify.env (systemd) and uncomment only",
         "# what you change, so the image's and the unit's own settings stay in force.",
         "# Keep API keys out of version control.",
