@@ -175,12 +175,16 @@ class AsyncProducer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return await self._run(liveness.job_queue(job_id))
 
+    async def job_started(self, job_id: str) -> bool:
+        """Whether a worker has taken the job; False while it waits in its queue."""
+        return await self._run(liveness.job_started(job_id))
+
     async def _run(self, operation: core.Operation[core.T]) -> core.T:
         return await core.run_async(operation, self._perform)
 
     async def _perform(self, step: core.Step) -> Any:
         if isinstance(step, core.Round):
-            with core.unavailable(step):
+            with core.unavailable(step, self.settings.redis_url):
                 async with self._redis.pipeline(step.transaction) as pipe:
                     return await load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):

@@ -115,4 +115,5 @@ def _cancelled(
         started_at=now,
         finished_at=now,
         output_ref=job.output_ref,
+        cut=job.cut,
     )

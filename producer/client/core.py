@@ -23,6 +23,7 @@ from tersify.contract import Queue
 from tersify.errors import RedisUnavailableError
 from tersify.gate.protocol import Call
 from tersify.store.commands import Command
+from tersify.store.redis_url import failure_reason, shown_url
 
 T = TypeVar("T")
 
@@ -124,9 +125,11 @@ async def run_async(operation: Operation[T], perform: Callable[[Step], Awaitable
 
 
 @contextmanager
-def unavailable(step: Round) -> Iterator[None]:
-    """Turn a Redis error inside a round into ``RedisUnavailableError`` naming what failed."""
+def unavailable(step: Round, url: str) -> Iterator[None]:
+    """Turn a Redis error inside a round into ``RedisUnavailableError`` naming what failed,
+    where (``url``, its password hidden) and why."""
     try:
         yield
     except redis.RedisError as exc:
-        raise RedisUnavailableError(f"{step.failure}: {type(exc).__name__}") from None
+        why = failure_reason(exc)
+        raise RedisUnavailableError(f"{step.failure}: Redis at {shown_url(url)}: {why}") from None

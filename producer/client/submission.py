@@ -17,6 +17,7 @@ from tersify.client.core import GateScript, Operation, Publish, Round
 from tersify.client.jobs import (
     build_job,
     check_owner,
+    excerpt,
     gate_cap,
     job_meta,
     passthrough,
@@ -32,11 +33,16 @@ from tersify.contract import (
     SummaryResult,
     ToolType,
 )
-from tersify.errors import InvalidJobError, OutputTooLargeError, RedisUnavailableError
+from tersify.errors import (
+    InvalidJobError,
+    OutputTooLargeError,
+    RedisUnavailableError,
+    invalid_fields,
+)
 from tersify.gate.protocol import GateCalls
 from tersify.settings import Settings
 from tersify.store import keys, payloads
-from tersify.store.commands import command
+from tersify.store.commands import Command, command
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
 
 _STORE_FAILED = "could not store the job"
@@ -84,13 +90,14 @@ def submit(
     Interactive jobs close the session gate before they are published and reopen it if
     publishing fails; batch jobs never touch the gate.
     """
-    job = build_job(settings, **fields)
+    kept = excerpt(settings, dict(fields))
+    job = build_job(settings, **{**fields, "output": kept})
     tool_type = classify(job.tool_name, job.command, job.output)
     if summarizes(settings, job):
         with tracing.tracer.start_as_current_span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
         ):
-            yield from enqueue(settings, gate, job, tool_type)
+            yield from enqueue(settings, gate, job, tool_type, kept.stored)
         return job, None
     result = passthrough(job, tool_type)
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
@@ -99,9 +106,17 @@ def submit(
 
 
 def enqueue(
-    settings: Settings, gate: GateCalls, job: PendingSummary, tool_type: ToolType
+    settings: Settings,
+    gate: GateCalls,
+    job: PendingSummary,
+    tool_type: ToolType,
+    stored: str | None = None,
 ) -> Operation[None]:
-    """Store the payload, close the gate (interactive), publish; undo all of it on failure."""
+    """Store the payload, close the gate (interactive), publish; undo all of it on failure.
+
+    ``stored``: the whole output, when the job carries an excerpt of it; ``output_ref`` then
+    reads it instead of the excerpt.
+    """
     digest, blob = payloads.encode(job.output)
     meta_key = keys.job_meta(job.job_id)
     claim = (
@@ -114,7 +129,7 @@ def enqueue(
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
     if job.output_ref is not None:
-        writes += stage_output(job.output_ref, job.session_id, digest, ttl)
+        writes += _stage_whole(job, digest, stored, ttl)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -134,6 +149,22 @@ def enqueue(
         raise
 
 
+def _stage_whole(job: PendingSummary, digest: str, stored: str | None, ttl: int) -> list[Command]:
+    """The commands that point ``output_ref`` at the whole output: the job's own payload, or
+    the stored whole text of a cut one (owned by the session, so ``forget`` finds it)."""
+    assert job.output_ref is not None
+    if stored is None:
+        return [*stage_output(job.output_ref, job.session_id, digest, ttl)]
+    whole, blob = payloads.encode(stored)
+    owned = keys.session_payloads(job.session_id)
+    return [
+        *payloads.stage(whole, blob, ttl),
+        *stage_output(job.output_ref, job.session_id, whole, ttl),
+        command("sadd", owned, whole),
+        command("expire", owned, ttl),
+    ]
+
+
 def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[None]:
     try:
         if token is not None:
@@ -148,10 +179,14 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
     try:
         job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
     except (ValueError, TypeError) as exc:
-        raise InvalidJobError(str(exc)) from None
+        raise InvalidJobError(invalid_fields(exc)) from None
     body = job.model_dump_json()
-    if len(body) > settings.max_output_bytes:
-        raise OutputTooLargeError(f"conversation is over {settings.max_output_bytes} bytes")
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > settings.max_output_bytes:
+        raise OutputTooLargeError(
+            f"the conversation is {size:,} bytes, over the cap of {settings.max_output_bytes:,} "
+            "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
+        )
     digest, blob = payloads.encode(body)
     ttl = settings.payload_ttl_seconds
     owned = keys.session_payloads(job.session_id)

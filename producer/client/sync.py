@@ -137,12 +137,17 @@ class Producer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return self._run(liveness.job_queue(job_id))
 
+    def job_started(self, job_id: str) -> bool:
+        """Whether a worker has taken the job; False while it waits in its queue."""
+        return self._run(liveness.job_started(job_id))
+
     def _run(self, operation: core.Operation[core.T]) -> core.T:
         return core.run_sync(operation, self._perform)
 
     def _perform(self, step: core.Step) -> Any:
         if isinstance(step, core.Round):
-            with core.unavailable(step), self._redis.pipeline(step.transaction) as pipe:
+            url = self.settings.redis_url
+            with core.unavailable(step, url), self._redis.pipeline(step.transaction) as pipe:
                 return load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
             return self.gate.run(step.call)
