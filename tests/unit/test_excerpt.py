@@ -71,7 +71,8 @@ def test_an_error_deep_in_the_middle_is_kept_and_the_cut_is_stated() -> None:
     assert got.cut is not None
     assert "error: the cache at /var/cache/x is corrupt" in got.text
     assert got.cut.kept_between == 1
-    assert got.cut.head_lines + got.cut.tail_lines + got.cut.kept_between + got.cut.lines_cut == 5000
+    cut = got.cut
+    assert cut.head_lines + cut.tail_lines + cut.kept_between + cut.lines_cut == 5000
     assert "[… tersify cut lines" in got.text
     assert "5,000 lines" in got.cut.notice()
 
@@ -79,7 +80,8 @@ def test_an_error_deep_in_the_middle_is_kept_and_the_cut_is_stated() -> None:
 def test_the_query_words_choose_lines_too() -> None:
     lines = [f"row {i} plain" for i in range(5000)]
     lines[1900] = "row 1900 mentions the RetryPolicy change"
-    got = excerpt_of("\n".join(lines), CAP * 4, STORED * 8, command_output, "who touched retrypolicy")
+    query = "who touched retrypolicy"
+    got = excerpt_of("\n".join(lines), CAP * 4, STORED * 8, command_output, query)
     assert "row 1900 mentions the RetryPolicy change" in got.text
 
 
@@ -107,6 +109,6 @@ def test_memory_stays_within_the_budgets_whatever_the_size() -> None:
     builder = ExcerptBuilder(CAP, STORED, command_output)
     for i in range(2000):
         builder.feed(f"error: failure number {i}\n" * 50)
-        assert builder._between_bytes <= CAP  # noqa: SLF001 - the bound under test
-        assert builder._stored_size <= STORED  # noqa: SLF001
+        assert builder._between_bytes <= CAP  # the bound under test
+        assert builder._stored_size <= STORED
     assert len(builder.finish().text.encode()) <= CAP
