@@ -191,7 +191,9 @@ def test_cancel_over_http_and_from_the_cli(
     assert json.loads(printed.stdout)["state"] == "queued"
     missing = tersify(settings, "cancel", "no-such-job-0")
     assert missing.returncode == 1
-    assert "JobNotFoundError" in missing.stderr
+    assert missing.stderr == (
+        "tersify cancel: no job 'no-such-job-0' (never submitted, or its result expired)\n"
+    )
 
 
 def test_a_webhook_is_posted_once_signed_and_retried_past_failures(

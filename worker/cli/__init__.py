@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.compact",
     "tersify.worker.cli.deadletters",
     "tersify.worker.cli.demo",
+    "tersify.worker.cli.doctor",
     "tersify.worker.cli.eval",
     "tersify.worker.cli.forget",
     "tersify.worker.cli.gate",

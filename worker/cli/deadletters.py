@@ -44,6 +44,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         found = deadletter.records(client, args.reason)[: max(args.limit, 0)]
     finally:
         client.close()
+    rows: list[tuple[str, ...]] = []
     for record in found:
         fields = {k: record.fields.get(k) for k in ("id", "at", "reason", "queue", "detail")}
         fields["replayable"] = isinstance(record.fields.get("job"), dict)
@@ -51,11 +52,35 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(fields))
             continue
         when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
-        print(
-            f"{fields['id'] or '-'}  {when}  {fields['reason']}  {fields['queue'] or '-'}  "
-            f"{'replayable  ' if fields['replayable'] else ''}{fields['detail']}"
+        replay = "yes" if fields["replayable"] else "no"
+        rows.append(
+            (
+                str(fields["id"] or "-"),
+                when,
+                str(fields["reason"]),
+                str(fields["queue"] or "-"),
+                replay,
+                str(fields["detail"] or ""),
+            )
         )
+    if not args.json:
+        _table(rows, args.reason)
     return 0
+
+
+HEADER = ("ID", "WHEN (UTC)", "REASON", "QUEUE", "REPLAYABLE", "DETAIL")
+
+
+def _table(rows: list[tuple[str, ...]], reason: str | None) -> None:
+    """The records under a header, columns aligned; a sentence when there are none."""
+    if not rows:
+        which = f" with reason {reason}" if reason else ""
+        print(f"no dead letters{which}: every queue entry was taken")
+        return
+    widths = [max(len(row[i]) for row in (HEADER, *rows)) for i in range(len(HEADER) - 1)]
+    for row in (HEADER, *rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[-1]]))
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import structlog
+
 from tersify.errors import InvalidJobError
 from tersify.settings import Settings
 
@@ -36,6 +38,8 @@ def listen_address(value: str) -> tuple[str, int]:
 def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from tersify.worker.cli.doctor import preflight
+    from tersify.worker.preflight.checks import Role
     from tersify.worker.runtime.logconfig import configure_logging
 
     command = args.server[1:] if args.server[:1] == ["--"] else args.server
@@ -43,6 +47,7 @@ def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
         raise InvalidJobError("give the MCP server's command after --")
     address = listen_address(args.listen) if args.listen else None
     configure_logging(settings)
+    preflight(settings, Role.MCP)
     anyio.run(_serve, command, settings, args.name, address)
     return 0
 
@@ -64,4 +69,8 @@ async def _serve(
 
         app = server.streamable_http_app(host=address[0])
         config = uvicorn.Config(app, host=address[0], port=address[1], log_level="warning")
+        host = f"[{address[0]}]" if ":" in address[0] else address[0]
+        structlog.get_logger("tersify.mcp").info(
+            "mcp_proxy_listening", url=f"http://{host}:{address[1]}/mcp", server=command[0]
+        )
         await uvicorn.Server(config).serve()
