@@ -6,8 +6,8 @@ import argparse
 
 import structlog
 
-from tersify.errors import InvalidJobError
 from tersify.settings import Settings
+from tersify.worker.cli.failures import Failure
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,10 +28,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def listen_address(value: str) -> tuple[str, int]:
-    """``HOST:PORT`` split; ``InvalidJobError`` when it is not one."""
+    """``HOST:PORT`` split; a ``Failure`` (exit 2) when it is not one."""
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise InvalidJobError(f"--listen wants HOST:PORT, not {value!r}")
+        raise Failure(f"--listen wants HOST:PORT, not {value!r}")
     return host.strip("[]"), int(port)
 
 
@@ -44,7 +44,7 @@ def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
 
     command = args.server[1:] if args.server[:1] == ["--"] else args.server
     if not command:
-        raise InvalidJobError("give the MCP server's command after --")
+        raise Failure("give the MCP server's command: tersify mcp-proxy -- COMMAND [ARGS…]")
     address = listen_address(args.listen) if args.listen else None
     configure_logging(settings)
     preflight(settings, Role.MCP)
