@@ -30,7 +30,7 @@ class ProviderName(StrEnum):
 
 
 class Settings(BaseSettings):
-    """Every tersify default; see the configuration table in the README."""
+    """Every tersify default; docs/CONFIGURATION.md lists them."""
 
     model_config = SettingsConfigDict(
         env_prefix="TERSIFY_", extra="ignore", frozen=True, validate_default=True
