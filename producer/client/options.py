@@ -57,7 +57,8 @@ def check_options(settings: Settings, options: JobOptions | None) -> None:
 
 
 def summarizes(settings: Settings, job: PendingSummary) -> bool:
-    """Whether ``job`` goes to a worker: long enough, and not asked to pass through."""
+    """Whether ``job`` goes to a worker: long enough (or cut from a longer output, whose whole
+    text only a worker's result links to), and not asked to pass through."""
     if job.options is not None and not job.options.summarize:
         return False
-    return len(job.output) > settings.summarize_threshold_chars
+    return job.cut is not None or len(job.output) > settings.summarize_threshold_chars

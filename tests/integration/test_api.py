@@ -362,7 +362,7 @@ def test_the_server_refuses_to_start_open_unless_told_to_and_then_only_on_loopba
 
 def test_docs_openapi_json_is_the_document_the_server_serves(api: ApiServer) -> None:
     assert DOCUMENT.read_text(encoding="utf-8") == render(), (
-        "docs/openapi.json is stale: run python -m worker.api.openapi"
+        "docs/openapi.json is stale: run python -m tersify.worker.api.openapi"
     )
     served = httpx.get(f"{api.url}/openapi.json").json()
     assert served == json.loads(render())

@@ -45,6 +45,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
+    (
+        "excerpt.py",
+        ["--mb", "20", "--runs", "1"],
+        "excerpt:",
+        {"seconds", "mb_per_s", "peak_mb", "stored_mb", "kept_between"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
 ]
 
 
