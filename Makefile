@@ -44,7 +44,8 @@ redis-server: | $(VENV)/bin/python
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
 	      redis-tools; }; \
 	  for name in $$missing; do \
-	    ln -sf "$$(command -v redis-check-rdb)" $(VENV)/bin/$$name && echo "linked $(VENV)/bin/$$name"; \
+	    ln -sf "$$(readlink -f "$$(command -v redis-check-rdb)")" $(VENV)/bin/$$name && \
+	      echo "linked $(VENV)/bin/$$name"; \
 	  done; }
 
 # Runs the bundled examples end to end: a private redis-server, one worker, no API key needed.
