@@ -128,6 +128,31 @@ def test_a_worker_logs_what_it_runs_with_and_warns_of_a_model_api_out_of_reach(
     )
 
 
+def test_doctor_prints_every_check_and_fails_on_what_would_refuse_a_worker(
+    settings: Settings, tmp_path: Path
+) -> None:
+    logs = str(tmp_path / "sessions")
+    sound = tersify(settings, "doctor", "--json", session_log_dir=logs)
+    assert sound.returncode == 0, sound.stdout + sound.stderr
+    checks = [json.loads(line) for line in sound.stdout.splitlines()]
+    assert [c["check"] for c in checks] == [
+        "redis",
+        "provider",
+        "webhooks",
+        "session log",
+        "workers",
+    ]
+    assert [c["level"] for c in checks] == ["ok", "ok", "ok", "ok", "warn"]  # no worker runs
+    unsound = tersify(settings, "doctor", session_log_dir=logs, failover_provider="openai")
+    assert unsound.returncode == 1
+    (failed,) = [line for line in unsound.stdout.splitlines() if line.startswith("fail")]
+    assert failed.split(None, 2)[1:] == [
+        "provider",
+        "TERSIFY_FAILOVER_PROVIDER=openai but TERSIFY_OPENAI_API_KEY is unset: set "
+        "TERSIFY_OPENAI_API_KEY, or TERSIFY_ALLOW_MISSING_KEY=true to start with fallbacks only",
+    ]
+
+
 @pytest.mark.slow
 def test_a_40_mb_output_is_summarized_with_the_cut_stated_and_read_back_whole(
     settings: Settings, tmp_path: Path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -167,6 +168,9 @@ def test_the_proxy_serves_streamable_http_with_listen(
         proxy.stop()
     assert got["tools"][-1] == "tersify_read" and "git_log" in got["tools"]
     assert "tersify_read(ref=" in got["summary"]
+    logged = [json.loads(line) for line in proxy.log().splitlines() if line.startswith("{")]
+    (listening,) = [e for e in logged if e.get("event") == "mcp_proxy_listening"]
+    assert listening["url"] == f"http://127.0.0.1:{port}/mcp"
     first = got["range"].content[0].text.split("\n")
     assert len(first) == 3 and first[0] == "Commit history:" and first[1].startswith("Commit: ")
 

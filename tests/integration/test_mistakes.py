@@ -251,6 +251,9 @@ def test_the_api_on_a_dead_redis_warns_at_start_and_answers_one_problem(
         api.stop()
     assert answer.status_code == 503
     assert answer.json()["detail"] == "Redis is unreachable; nothing was done, try again"
-    warned = [json.loads(line) for line in api.log().splitlines() if "startup_check" in line]
+    logged = [json.loads(line) for line in api.log().splitlines() if line.startswith("{")]
+    warned = [e for e in logged if e.get("event") == "startup_check_warned"]
     assert [w["check"] for w in warned] == ["redis"]
     assert warned[0]["detail"].startswith(f"cannot reach Redis at {dead.redis_url} ")
+    (listening,) = [e for e in logged if e.get("event") == "api_listening"]
+    assert listening["url"] == api.url
