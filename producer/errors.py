@@ -121,3 +121,16 @@ def invalid_fields(error: ValidationError | ValueError | TypeError) -> str:
         shown = f" (got {got!r})" if plain else ""
         parts.append(f"{where}: {message}{shown}" if where else message)
     return "; ".join(parts)
+
+
+def os_reason(exc: BaseException) -> str | None:
+    """The operating system's reason under ``exc`` ("connection refused", "no such file or
+    directory"), read down its chain of causes; None when there is none."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # a short chain: a library's error wraps the OS error once or twice
+        if seen is None:
+            break
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror.lower()
+        seen = seen.__cause__ or seen.__context__
+    return None

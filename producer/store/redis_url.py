@@ -27,7 +27,7 @@ import redis.retry
 import redis.sentinel
 from redis.backoff import ExponentialBackoff
 
-from tersify.errors import ConfigurationError
+from tersify.errors import ConfigurationError, os_reason
 from tersify.settings import Settings
 
 # One blocking call never outlives the socket timeout; longer waits loop in slices this long.
@@ -298,13 +298,8 @@ def failure_reason(exc: BaseException) -> str:
         return "the password was refused (TERSIFY_REDIS_PASSWORD, or the URL's)"
     if isinstance(exc, redis.TimeoutError):
         return "timed out"
-    seen: BaseException | None = exc
-    for _ in range(5):  # a short chain: the OS error is one or two links down
-        if seen is None:
-            break
-        if isinstance(seen, OSError) and seen.strerror:
-            return seen.strerror.lower()
-        seen = seen.__cause__ or seen.__context__
+    if (reason := os_reason(exc)) is not None:
+        return reason
     if isinstance(exc, redis.ConnectionError):
         return "the connection failed"
     return shown_url(f"{type(exc).__name__}: {exc}")

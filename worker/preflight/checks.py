@@ -18,6 +18,7 @@ import redis
 
 from tersify.client import Producer
 from tersify.contract import Queue
+from tersify.errors import os_reason
 from tersify.settings import ProviderName, Settings
 from tersify.store import keys
 from tersify.store.redis_url import failure_reason, redis_client, shown_url
@@ -179,14 +180,7 @@ def model_api_checks(settings: Settings) -> list[Finding]:
 
 
 def _reason(exc: BaseException) -> str:
-    seen: BaseException | None = exc
-    for _ in range(5):
-        if seen is None:
-            break
-        if isinstance(seen, OSError) and seen.strerror:
-            return seen.strerror.lower()
-        seen = seen.__cause__ or seen.__context__
-    return str(exc) or type(exc).__name__
+    return os_reason(exc) or str(exc) or type(exc).__name__
 
 
 def webhook_check(settings: Settings, role: Role) -> Finding:
