@@ -8,12 +8,13 @@ webhooks it cannot sign. Secrets are never shown, only whether they are set.
 
 from __future__ import annotations
 
+import socket
 import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import httpx
 import redis
 
 from tersify.client import Producer
@@ -24,7 +25,7 @@ from tersify.store import keys
 from tersify.store.redis_url import failure_reason, redis_client, shown_url
 
 PROBE_SECONDS = 3.0
-"""Longest wait for a model API to answer at start (any HTTP answer means it is reachable)."""
+"""Longest wait for a model API's host to accept a connection at start."""
 
 
 class Level(StrEnum):
@@ -153,7 +154,8 @@ def base_url(settings: Settings, provider: ProviderName) -> str:
 
 
 def model_api_checks(settings: Settings) -> list[Finding]:
-    """Each provider that will be called answers at its base URL (any HTTP answer will do)."""
+    """Each provider that will be called can be reached: a TCP connection to its base URL's
+    host and port (no request is sent, so nothing is billed or counted)."""
     used = {settings.resolved_summary_provider(), settings.resolved_compaction_provider()}
     used |= {settings.failover_provider} if settings.failover_provider else set()
     found = []
@@ -161,26 +163,36 @@ def model_api_checks(settings: Settings) -> list[Finding]:
         if not _has_key(settings, provider):
             continue
         url = base_url(settings, provider)
-        timeout = min(settings.model_connect_timeout_seconds, PROBE_SECONDS)
-        try:
-            httpx.head(url, timeout=timeout)
-        except httpx.HTTPError as exc:
-            why = "timed out" if isinstance(exc, httpx.TimeoutException) else _reason(exc)
+        why = _unreachable(url, min(settings.model_connect_timeout_seconds, PROBE_SECONDS))
+        if why is None:
             found.append(
-                Finding(
-                    "model API",
-                    Level.WARN,
-                    f"cannot reach the {provider} API at {url} ({why}): jobs will fall back to "
-                    f"truncation until it answers (TERSIFY_{provider.upper()}_BASE_URL)",
-                )
+                Finding("model API", Level.OK, f"the {provider} API is reachable at {url}")
             )
             continue
-        found.append(Finding("model API", Level.OK, f"the {provider} API answers at {url}"))
+        found.append(
+            Finding(
+                "model API",
+                Level.WARN,
+                f"cannot reach the {provider} API at {url} ({why}): jobs will fall back to "
+                f"truncation until it answers (TERSIFY_{provider.upper()}_BASE_URL)",
+            )
+        )
     return found
 
 
-def _reason(exc: BaseException) -> str:
-    return os_reason(exc) or str(exc) or type(exc).__name__
+def _unreachable(url: str, timeout: float) -> str | None:
+    """Why no TCP connection to ``url``'s host and port can be made; None when one can."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http(s) URL"
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            return None
+    except TimeoutError:
+        return "timed out"
+    except (OSError, ValueError) as exc:
+        return os_reason(exc) or str(exc) or type(exc).__name__
 
 
 def webhook_check(settings: Settings, role: Role) -> Finding:
