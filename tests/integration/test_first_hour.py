@@ -143,6 +143,18 @@ def test_doctor_prints_every_check_and_fails_on_what_would_refuse_a_worker(
         "workers",
     ]
     assert [c["level"] for c in checks] == ["ok", "ok", "ok", "ok", "warn"]  # no worker runs
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    blocked = tersify(settings, "doctor", "--json", session_log_dir=str(blocker / "sessions"))
+    assert blocked.returncode == 0  # outputs would not be logged: the worker still serves
+    (log_check,) = [
+        c for c in map(json.loads, blocked.stdout.splitlines()) if c["check"] == "session log"
+    ]
+    assert (log_check["level"], log_check["detail"]) == (
+        "warn",
+        f"cannot write to {blocker / 'sessions'} (not a directory): full outputs will not be "
+        "logged; fix it or set TERSIFY_SESSION_LOG_DIR",
+    )
     unsound = tersify(settings, "doctor", session_log_dir=logs, failover_provider="openai")
     assert unsound.returncode == 1
     (failed,) = [line for line in unsound.stdout.splitlines() if line.startswith("fail")]

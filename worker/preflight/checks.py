@@ -8,6 +8,7 @@ webhooks it cannot sign. Secrets are never shown, only whether they are set.
 
 from __future__ import annotations
 
+import os
 import socket
 import tempfile
 from dataclasses import dataclass
@@ -232,12 +233,20 @@ def waiting_webhooks(settings: Settings) -> int:
 
 
 def session_log_check(settings: Settings, role: Role) -> Finding:
-    """``TERSIFY_SESSION_LOG_DIR`` can be written (it is made when missing)."""
+    """``TERSIFY_SESSION_LOG_DIR`` can be written, or made (nothing is left behind)."""
     directory = Path(settings.session_log_dir)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=directory, prefix=".tersify-check-"):
-            pass
+        if directory.is_dir():
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".tersify-check-"):
+                pass
+            detail = f"{directory} is writable"
+        else:
+            parent = next(p for p in directory.parents if p.exists())
+            if directory.exists() or not parent.is_dir():
+                raise NotADirectoryError(20, "not a directory", str(directory))
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise PermissionError(13, "permission denied", str(parent))
+            detail = f"{directory} will be made on the first write"
     except OSError as exc:
         why = (exc.strerror or type(exc).__name__).lower()
         effect = (
@@ -250,7 +259,7 @@ def session_log_check(settings: Settings, role: Role) -> Finding:
             Level.WARN,
             f"cannot write to {directory} ({why}): {effect}; fix it or set TERSIFY_SESSION_LOG_DIR",
         )
-    return Finding("session log", Level.OK, f"{directory} is writable")
+    return Finding("session log", Level.OK, detail)
 
 
 def workers_check(settings: Settings, role: Role) -> Finding:
