@@ -187,6 +187,14 @@ def test_each_mistake_ends_in_one_exact_line_and_its_exit_code(
     assert re.fullmatch(r"[\d,]+".join(map(re.escape, parts)), done.stderr[:-1]), done.stderr
 
 
+def test_version_and_help_are_plain_text(settings: Settings) -> None:
+    version = tersify(settings, "--version")
+    assert re.fullmatch(r"tersify \d+\.\d+\.\d+\n", version.stdout)
+    helped = tersify(settings, "--help")
+    assert "``" not in helped.stdout and "exit status: 0 done;" in helped.stdout
+    assert "-E, --task-events" in tersify(settings, "worker", "--help").stdout
+
+
 def test_debug_adds_the_traceback_above_the_same_line(settings: Settings, tmp_path: Path) -> None:
     (tmp_path / "out.log").write_text(LONG)
     dead = f"redis://127.0.0.1:{free_port()}/0"

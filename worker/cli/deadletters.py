@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from tersify.contract import DeadLetterReason, Queue
 from tersify.settings import Settings
+from tersify.worker.cli.failures import ExitCode, Failure
 
 REASONS = [reason.value for reason in DeadLetterReason]
 
@@ -93,8 +94,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         client.close()
     if record is None:
-        print(f"tersify: no dead letter has the id {args.id}")
-        return 1
+        raise Failure(f"no dead letter has the id {args.id}", ExitCode.NO)
     print(json.dumps(record.fields, indent=2))
     return 0
 
@@ -126,8 +126,7 @@ def _purge(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.worker.jobs import deadletter
 
     if not (args.ids or args.reason or args.all):
-        print("tersify: say which records to purge: IDs, --reason REASON or --all")
-        return 2
+        raise Failure("say which records to purge: IDs, --reason REASON or --all")
     client = redis_client(settings)
     try:
         found = deadletter.records(client, args.reason)
