@@ -127,6 +127,11 @@ class Settings(BaseSettings):
     session_log_retention_days: float = Field(
         30.0, ge=0, description="Session log files untouched this long are deleted; 0: kept."
     )
+    session_log_pending_max_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Passthrough outputs waiting in Redis for the session log; oldest go past it.",
+    )
 
     # Redaction (owned by worker/redact/)
     redact: str = Field(
@@ -162,13 +167,20 @@ class Settings(BaseSettings):
         "", description="URL prefixes a job's callback_url may start with; empty: webhooks off."
     )
     webhook_secret: SecretStr | None = Field(
-        None, description="Signs every webhook POST (HMAC-SHA256); required for webhooks."
+        None, description="Signs every webhook POST (Standard Webhooks); required for webhooks."
     )
     webhook_max_attempts: int = Field(5, ge=1, description="POSTs of one webhook before giving up.")
     webhook_retry_base_seconds: float = Field(
         1.0, gt=0, description="Backoff before the first webhook retry; doubles each time."
     )
-    webhook_timeout_seconds: float = Field(5.0, gt=0, description="Longest webhook POST.")
+    webhook_timeout_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="Longest webhook POST, in total (connect, send, the answer's status).",
+    )
+    webhook_concurrency: int = Field(
+        16, ge=1, description="Webhook POSTs one worker process has in flight at once."
+    )
 
     # MCP proxy (owned by worker/mcp/)
     mcp_intent: str | None = Field(

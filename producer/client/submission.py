@@ -35,7 +35,7 @@ from tersify.contract import (
 from tersify.errors import InvalidJobError, OutputTooLargeError, RedisUnavailableError
 from tersify.gate.protocol import GateCalls
 from tersify.settings import Settings
-from tersify.store import keys, payloads
+from tersify.store import keys, payloads, sessions
 from tersify.store.commands import command
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
 
@@ -94,7 +94,7 @@ def submit(
         return job, None
     result = passthrough(job, tool_type)
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
-        yield Round(stage_passthrough_log(job, result), "could not log the output")
+        yield Round(stage_passthrough_log(settings, job, result), "could not log the output")
     return job, result
 
 
@@ -113,8 +113,12 @@ def enqueue(
     check_owner(job, owner)  # before anything else is written: nothing to undo
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
+    kept = settings.result_ttl_seconds  # the index outlives everything it names
+    writes += sessions.index_job(job.session_id, job.job_id, kept)
+    writes += sessions.index_payload(job.session_id, digest, kept)
     if job.output_ref is not None:
         writes += stage_output(job.output_ref, job.session_id, digest, ttl)
+        writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -153,15 +157,12 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
     if len(body) > settings.max_output_bytes:
         raise OutputTooLargeError(f"conversation is over {settings.max_output_bytes} bytes")
     digest, blob = payloads.encode(body)
-    ttl = settings.payload_ttl_seconds
-    owned = keys.session_payloads(job.session_id)
+    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
     writes = (
         *payloads.stage(digest, blob, ttl),
-        command(
-            "set", keys.compaction_job(job.job_id), job.session_id, ex=settings.result_ttl_seconds
-        ),
-        command("sadd", owned, digest),
-        command("expire", owned, ttl),
+        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
+        *sessions.index_job(job.session_id, job.job_id, kept),
+        *sessions.index_payload(job.session_id, digest, kept),
     )
     yield Round(writes, _STORE_FAILED)
     message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
