@@ -116,9 +116,7 @@ def test_a_callback_url_is_refused_when_no_secret_would_sign_it() -> None:
 
 
 @given(st.text(max_size=200), st.integers(1_600_000_000, 2_000_000_000))
-def test_a_signature_verifies_only_its_own_id_body_timestamp_and_secret(
-    text: str, ts: int
-) -> None:
+def test_a_signature_verifies_only_its_own_id_body_timestamp_and_secret(text: str, ts: int) -> None:
     body = text.encode()
     signed = headers(SECRET, "msg_1", body, now=ts)
     assert signed[SIGNATURE_HEADER].startswith("v1,")
