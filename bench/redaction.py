@@ -6,7 +6,8 @@ seeded), each holding secrets in real formats, and as many transcripts of the ho
 (``curl -u``, ``mysql -p``, ``--password V``, connection strings and ``KEY=value`` whose
 password holds a word like ``secret``, ``SECRET_KEY_BASE=…``, escaped and nested JSON), each
 with random values; a secret counts as found when none of its text is left after redaction.
-False positives: every redaction over the real-output corpus (``tests/corpus/`` and ``tests/corpus-sample/``), which holds no secret, each one listed.
+False positives: every redaction over the real-output corpus (``tests/corpus/`` and
+``tests/corpus-sample/``), which holds no secret, each one listed.
 Speed: the median of ``--runs`` passes over a 2 MB output of real outputs alone, then of real
 outputs after generated ones dense with secrets (the summary line's figure). Run
 ``.venv/bin/python bench/redaction.py`` (``--quick`` for a smoke run); the last line is
