@@ -50,12 +50,20 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps(fields))
             continue
-        when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        when = _when(fields["at"])
         print(
             f"{fields['id'] or '-'}  {when}  {fields['reason']}  {fields['queue'] or '-'}  "
             f"{'replayable  ' if fields['replayable'] else ''}{fields['detail']}"
         )
     return 0
+
+
+def _when(at: object) -> str:
+    """A record's time as text; ``-`` when the record's ``at`` is not a time."""
+    try:
+        return datetime.fromtimestamp(float(at), UTC).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -178,8 +179,9 @@ def replay(
             relevant_lines=job.get("relevant_lines"),
             queue=queue or job.get("queue") or Queue.INTERACTIVE,
             tenant=job.get("tenant"),
+            options=job.get("options"),  # its callback, model, budget and caps, as submitted
         )
-    except InvalidJobError as exc:
+    except (InvalidJobError, ValueError, TypeError, zlib.error) as exc:
         return Replayed(record_id, why_not=f"the job is invalid: {exc}")
     purge(client, [record])
     log.info("dead_letter_replayed", record_id=record_id, job_id=handle.job_id)
