@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -83,10 +84,8 @@ class HookReceiver:
                 with receiver._lock:
                     receiver.hits.append(hit)
                 mode = self.path.split("?")[0].rsplit("/", 1)[-1]
-                try:
+                with suppress(OSError):  # the client hung up: what a sender does with a bad answer
                     receiver._answer(self, mode, hit)
-                except OSError:
-                    pass  # the client hung up: what the sender is meant to do with a bad answer
                 hit.ended = time.monotonic()
 
             def log_message(self, *args: Any) -> None:

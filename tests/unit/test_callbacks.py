@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from urllib.parse import unquote
 
 import httpx
@@ -39,10 +40,8 @@ def test_no_generated_url_escapes_the_allowed_prefix(url: str) -> None:
 
 @given(st.text(max_size=300))
 def test_any_text_is_a_url_or_a_refusal_never_another_error(text: str) -> None:
-    try:
+    with suppress(CallbackURLError):
         checked(ALLOWED, text)
-    except CallbackURLError:
-        pass
 
 
 @pytest.mark.parametrize(
