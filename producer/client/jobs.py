@@ -106,9 +106,10 @@ def stage_passthrough_log(
     settings: Settings, job: PendingSummary, result: SummaryResult
 ) -> tuple[Command, ...]:
     """The commands that hand a passthrough output and its result to the session log."""
+    # The result's text is the output itself: stored once, put back by the worker that logs it.
+    kept = result.model_dump(mode="json", exclude={"text"})
     entry = json.dumps(
-        {"job": job.model_dump(mode="json"), "result": result.model_dump(mode="json")},
-        ensure_ascii=False,
+        {"job": job.model_dump(mode="json"), "result": kept}, ensure_ascii=False
     ).encode("utf-8", "surrogatepass")
     ttl, most = settings.payload_ttl_seconds, settings.session_log_pending_max_bytes
     return passthroughs.stage(job.session_id, job.job_id, entry, ttl, most)

@@ -80,7 +80,7 @@ class PassthroughLog:
         try:
             record = json.loads(entry)
             job = PendingSummary.model_validate(record["job"])
-            result = SummaryResult.model_validate(record["result"])
+            result = SummaryResult.model_validate({"text": job.output, **record["result"]})
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             log.error("passthrough_log_entry_invalid", error=type(exc).__name__)
             return False
