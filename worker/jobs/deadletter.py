@@ -33,6 +33,9 @@ log = structlog.get_logger("tersify.deadletter")
 DEAD_LETTER_KEEP = 1000
 """Records kept in the list; older ones are trimmed."""
 
+DEAD_LETTER_TTL_SECONDS = 7 * 24 * 3600
+"""The list goes this long after its last record (bounded in time as in count)."""
+
 EXCERPT_CHARS = 2000
 
 REPLAY_KEEP_BYTES = 64 * 1024
@@ -66,6 +69,7 @@ def dead_letter(
         with client.pipeline(transaction=False) as pipe:
             pipe.lpush(keys.DEAD_LETTERS, record)
             pipe.ltrim(keys.DEAD_LETTERS, 0, DEAD_LETTER_KEEP - 1)
+            pipe.expire(keys.DEAD_LETTERS, DEAD_LETTER_TTL_SECONDS)
             pipe.execute()
     except (redis.RedisError, OSError) as exc:
         log.error("dead_letter_failed", reason=reason.value, error=type(exc).__name__)
