@@ -93,6 +93,7 @@ _PROSE = re.compile(r"[ \t]+[A-Za-z]")
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.]+")
 _NAMES = ("token", "passw", "secret", "auth", "key", "cookie", "credential", "pwd")
 # The words of an identifier: snake_case and dotted parts, then camelCase humps.
+_PRIVATE = re.compile(r"_+[a-z]+")
 _HUMPS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 # Code, not a value: ``self.token``, ``settings.API_KEY``, ``os.environ["X"]``, ``get_token()``.
 _ATTRIBUTE = re.compile(r"[a-z_][a-z0-9_]*(?:\.(?:[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*))+")
@@ -109,14 +110,17 @@ def is_name(value: str) -> bool:
     """Whether ``value`` has the shape of a variable named for a secret, not of a secret.
 
     Judged by its words, never by a word inside one: an identifier whose parts (snake_case,
-    dotted, camelCase) include a secret's name (``auth_token``, ``apiKey``, ``AuthType``) and
-    which holds no digit unless it is also split by ``_`` or ``.`` (``oauth2_token``); a private
-    name (``_csrftoken``). ``supersecret123``, ``Hunter2Secret`` and ``x9tokenQ`` are values.
+    dotted, camelCase; leading underscores aside) include a secret's name (``auth_token``,
+    ``apiKey``, ``AuthType``, ``_token``) and which holds no digit unless it is also split by
+    ``_`` or ``.`` (``oauth2_token``); a private lower-case name (``_csrftoken``).
+    ``supersecret123``, ``Hunter2Secret`` and ``x9tokenQ``
+    are values.
     """
     if _IDENTIFIER.fullmatch(value) is None:
         return False
-    if value.startswith("_"):
+    if _PRIVATE.fullmatch(value):
         return True
+    value = value.lstrip("_")
     split = "_" in value or "." in value
     if not split and any(c.isdigit() for c in value):
         return False
