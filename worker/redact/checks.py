@@ -93,17 +93,13 @@ _PROSE = re.compile(r"[ \t]+[A-Za-z]")
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.]+")
 _NAMES = ("token", "passw", "secret", "auth", "key", "cookie", "credential", "pwd")
 # The words of an identifier: snake_case and dotted parts, then camelCase humps.
+_A_NAME = re.compile("|".join(_NAMES), re.IGNORECASE)
+_A_NAME_WORD = re.compile(f"(?:^| )(?:{'|'.join(_NAMES)})", re.IGNORECASE)  # a word starting so
 _PRIVATE = re.compile(r"_+[a-z]+")
 _HUMPS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 # Code, not a value: ``self.token``, ``settings.API_KEY``, ``os.environ["X"]``, ``get_token()``.
 _ATTRIBUTE = re.compile(r"[a-z_][a-z0-9_]*(?:\.(?:[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*))+")
 _BRACKETS = frozenset("()[]{}<>")
-
-
-def _names_a_secret(word: str) -> bool:
-    """Whether one word of an identifier is a secret's name (``token``, ``Passwd``, ``KEY``)."""
-    lowered = word.lower()
-    return any(lowered.startswith(name) for name in _NAMES)
 
 
 def is_name(value: str) -> bool:
@@ -124,8 +120,10 @@ def is_name(value: str) -> bool:
     split = "_" in value or "." in value
     if not split and any(c.isdigit() for c in value):
         return False
-    words = [hump for part in re.split(r"[_.]", value) for hump in _HUMPS.findall(part)]
-    return any(_names_a_secret(word) for word in words)
+    if _A_NAME.search(value) is None:  # most values: no secret's name anywhere, decided in C
+        return False
+    words = " ".join(hump for part in re.split(r"[_.]", value) for hump in _HUMPS.findall(part))
+    return _A_NAME_WORD.search(words) is not None
 
 
 def _is_code(value: str) -> bool:

@@ -86,8 +86,8 @@ def _keyword(word: str) -> re.Pattern[str]:
         f"((?i:{word}))"
         r"(?![A-Za-z0-9_])(?:\\{0,3}[\"'])?[ \t]*(?:=|:(?=[ \t\"'\\]))[ \t]*"
         # JSON inside a JSON string (\"v\"), a JSON string with escapes ("a\"b"), 'v', bare v
-        # possessive: a value that does not close gives up at once instead of backtracking
-        r"(?:\\{1,3}\"([^\"\\\r\n]{1,1000}+)\\{1,3}\"|\"((?:[^\"\\\r\n]|\\[^\r\n]){1,1000}+)\""
+        # possessive, the escaped one unrolled: a value that does not close fails at once
+        r"(?:\\{1,3}\"([^\"\\\r\n]{1,1000}+)\\{1,3}\"|\"([^\"\\\r\n]{0,1000}+(?:\\[^\r\n][^\"\\\r\n]{0,1000}+){0,20}+)\""
         r"|'([^'\r\n]{1,1000}+)'|([^\s\"'`,;\\]{1,1000}+))"
     )
 
