@@ -94,7 +94,14 @@ _IDENTIFIER = re.compile(r"[A-Za-z0-9_.]+")
 _NAMES = ("token", "passw", "secret", "auth", "key", "cookie", "credential", "pwd")
 # The words of an identifier: snake_case and dotted parts, then camelCase humps.
 _A_NAME = re.compile("|".join(_NAMES), re.IGNORECASE)
-_A_NAME_WORD = re.compile(f"(?:^| )(?:{'|'.join(_NAMES)})", re.IGNORECASE)  # a word starting so
+# A whole word that is a secret's name, and the shape of one part of an identifier: lower,
+# UPPER or camelCase words, digits only at its end (``oauth2``, never ``XR3Q``).
+_A_NAME_WORD = re.compile(
+    r"(?:^| )(?:token|passwd|password|passphrase|pass|pwd|secret|auth|key|cookie|credential)s?"
+    r"(?= |$)",
+    re.IGNORECASE,
+)
+_PART = re.compile(r"(?:[a-z]+|[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*(?:[A-Z]+)?)[0-9]*")
 _PRIVATE = re.compile(r"_+[a-z]+")
 _HUMPS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 # Code, not a value: ``self.token``, ``settings.API_KEY``, ``os.environ["X"]``, ``get_token()``.
@@ -105,12 +112,11 @@ _BRACKETS = frozenset("()[]{}<>")
 def is_name(value: str) -> bool:
     """Whether ``value`` has the shape of a variable named for a secret, not of a secret.
 
-    Judged by its words, never by a word inside one: an identifier whose parts (snake_case,
-    dotted, camelCase; leading underscores aside) include a secret's name (``auth_token``,
-    ``apiKey``, ``AuthType``, ``_token``) and which holds no digit unless it is also split by
-    ``_`` or ``.`` (``oauth2_token``); a private lower-case name (``_csrftoken``).
-    ``supersecret123``, ``Hunter2Secret`` and ``x9tokenQ``
-    are values.
+    Judged by its words, never by a word inside one: an identifier whose parts (split by ``_``
+    and ``.``) are lower, UPPER or camelCase words, with digits only at a part's end and only
+    when split, one word of which is a secret's name as a whole (``auth_token``, ``apiKey``,
+    ``AuthType``, ``oauth2_token``); or a private lower-case name (``_csrftoken``).
+    ``supersecret123``, ``Hunter2Secret``, ``xQmTokenzPq`` and ``a8B_XR3Q_Pwd`` are values.
     """
     if _IDENTIFIER.fullmatch(value) is None:
         return False
@@ -122,7 +128,10 @@ def is_name(value: str) -> bool:
         return False
     if _A_NAME.search(value) is None:  # most values: no secret's name anywhere, decided in C
         return False
-    words = " ".join(hump for part in re.split(r"[_.]", value) for hump in _HUMPS.findall(part))
+    parts = [part for part in re.split(r"[_.]", value) if part]
+    if not all(_PART.fullmatch(part) for part in parts):
+        return False
+    words = " ".join(hump for part in parts for hump in _HUMPS.findall(part))
     return _A_NAME_WORD.search(words) is not None
 
 
