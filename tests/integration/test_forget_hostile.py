@@ -113,6 +113,7 @@ def test_a_webhook_still_retrying_is_not_posted_after_forget(
     assert len(hooks.hits) == 1
 
 
+@pytest.mark.slow
 def test_forget_never_scans_the_keyspace(
     settings: Settings,
     producer: Producer,

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import pytest
 import redis
 from pydantic import SecretStr
 
@@ -65,6 +66,7 @@ def test_large_grep_reads_never_hold_another_clients_request(
     assert finished[0][0] == "gate", finished  # answered while every large read still ran
 
 
+@pytest.mark.slow
 def test_replaying_a_payload_missing_job_keeps_its_options(
     settings: Settings, start_worker: StartWorker, redis_client: redis.Redis
 ) -> None:
@@ -89,6 +91,7 @@ def test_replaying_a_payload_missing_job_keeps_its_options(
     assert {k: again["options"][k] for k in options} == options
 
 
+@pytest.mark.slow
 def test_the_dead_letter_tools_answer_a_malformed_record_without_a_traceback(
     settings: Settings, redis_client: redis.Redis
 ) -> None:

@@ -137,7 +137,9 @@ class WebhookSender:
         log.warning("webhook_failed", error=error, **facts)
         delay = self._settings.webhook_retry_base_seconds * 2 ** (attempt - 1)
         retry = webhooks.reschedule(item.model_copy(update={"attempt": attempt}), delay)
-        await asyncio.to_thread(execute, self._redis, retry)
+        (kept,) = await asyncio.to_thread(execute, self._redis, retry)
+        if not kept:  # deleted meanwhile: its session was forgotten
+            log.info("webhook_dropped", delivery=item.id, why="gone")
         return False
 
     def _sendable(self, delivery_id: str, raw: Any) -> tuple[webhooks.Delivery, str] | None:
