@@ -254,6 +254,19 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")
 
+    # Quotes in model summaries (owned by worker/summarize/)
+    max_quote_chars: int = Field(
+        1200,
+        ge=0,
+        description="Output lines a model summary quotes by number, copied exactly, besides its "
+        "prose; 0: none.",
+    )
+    openai_response_format: Literal["json_schema", "json_object", "text"] = Field(
+        "json_schema",
+        description="How an OpenAI-compatible server is asked for the JSON answer; `text` for "
+        "servers that refuse `response_format`.",
+    )
+
     def resolved_summary_provider(self) -> ProviderName:
         """The provider summaries use: its own setting, else the main one, else any keyed one."""
         if self.summary_provider is not None:
