@@ -240,19 +240,23 @@ def structured_value(text: str, schema: Any, *, given: bool) -> Any:
             return parsed
     if given:
         return text
-    filled = _shape(schema, [text])
+    filled = _shape(schema, [text], schema)
     return filled if isinstance(filled, dict) else {"text": text}
 
 
-def _shape(schema: Any, text: list[str]) -> Any:
-    """The smallest value of ``schema``'s type, the first string taking ``text`` (used up)."""
+def _shape(schema: Any, text: list[str], root: Any) -> Any:
+    """The smallest value of ``schema``'s type, the first string taking ``text`` (used up);
+    ``$ref``s point into ``root``'s ``$defs`` (as the SDKs' generated schemas do)."""
     if not isinstance(schema, dict):
         return None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(root, dict):
+        return _shape((root.get("$defs") or {}).get(ref.removeprefix("#/$defs/")), text, root)
     kind = schema.get("type")
     if kind == "object" or "properties" in schema:
         properties = schema.get("properties") or {}
         wanted = schema.get("required") or list(properties)
-        return {key: _shape(properties.get(key), text) for key in wanted}
+        return {key: _shape(properties.get(key), text, root) for key in wanted}
     if kind == "string":
         return text.pop() if text else ""
     defaults: dict[Any, Any] = {"array": [], "boolean": False, "integer": 0, "number": 0}
