@@ -19,7 +19,7 @@ LINES = "".join(SOURCE).splitlines()
 ANSWER = {
     "before": "Imports nothing; helpers helper_0 to helper_48.",
     "after": "More helpers follow.",
-    "quotes": [{"start": 1, "end": 2}],
+    "quotes": ["1-2"],
     "needs_full_output": False,
 }
 

@@ -25,7 +25,7 @@ ENV = {"max_model_input_chars": "4000", "model_retry_base_seconds": "0"}
 
 
 def summary(*spans: tuple[int, int]) -> dict[str, object]:
-    quotes = [{"start": a, "end": b} for a, b in spans]
+    quotes = [f"{a}-{b}" for a, b in spans]
     return {"summary": "1 of 400 tests fails: test_refund.", "quotes": quotes}
 
 

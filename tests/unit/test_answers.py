@@ -70,7 +70,7 @@ def test_each_types_schema_is_one_strict_structured_output_schema() -> None:
 
 def test_a_valid_answer_reads_as_prose_and_index_ranges() -> None:
     answer = read_answer(
-        said({"summary": "All steps ok.", "quotes": [{"start": 3, "end": 4}]}),
+        said({"summary": "All steps ok.", "quotes": ["3-4"]}),
         SMALL.shape,
         SMALL.view,
     )
@@ -80,16 +80,17 @@ def test_a_valid_answer_reads_as_prose_and_index_ranges() -> None:
 @pytest.mark.parametrize(
     ("quotes", "says"),
     [
-        ([{"start": 0, "end": 2}], "quote 1 (0-2): the output has no such line (its lines are"),
-        ([{"start": 39, "end": 41}], "no such line"),
-        ([{"start": 5, "end": 3}], "the start is after the end"),
-        ([{"start": 1, "end": 5}, {"start": 5, "end": 6}], "quotes 1 and 2 overlap"),
-        ([{"start": "1", "end": 2}], "start and end must be line numbers"),
-        ([{"start": True, "end": 2}], "start and end must be line numbers"),
-        ([{"start": 1}], 'quote 1 must be an object {"start": N, "end": M}'),
-        ([[1, 2]], "quote 1 must be an object"),
-        ({"start": 1, "end": 2}, '"quotes" must be a list'),
-        ([{"start": n, "end": n} for n in range(1, MAX_QUOTES + 2)], f"give at most {MAX_QUOTES}"),
+        (["0-2"], "quote 1 (0-2): the output has no such line (its lines are 1-40)"),
+        (["39-41"], "no such line"),
+        (["5-3"], "the start is after the end"),
+        (["1-5", "5-6"], "quotes 1 and 2 overlap"),
+        (["3", " 3 "], "quotes 1 and 2 overlap"),
+        ([3], 'quote 1 must be a line number "N" or a range "FIRST-LAST"'),
+        (["L3-L4"], 'quote 1 must be a line number "N"'),
+        (["3:4"], 'quote 1 must be a line number "N"'),
+        (["٣"], 'quote 1 must be a line number "N"'),
+        ({"3": "4"}, '"quotes" must be a list'),
+        ([str(n) for n in range(1, MAX_QUOTES + 2)], f"give at most {MAX_QUOTES}"),
     ],
 )
 def test_ranges_outside_the_output_reversed_overlapping_or_mistyped_are_refused(
@@ -101,11 +102,9 @@ def test_ranges_outside_the_output_reversed_overlapping_or_mistyped_are_refused(
 
 def test_a_range_over_lines_the_cut_left_out_is_refused() -> None:
     assert CUT.view.truncated and 1499 in CUT.view.seen and 700 not in CUT.view.seen
-    ok = read_answer(
-        said({"summary": "x", "quotes": [{"start": 1500, "end": 1500}]}), CUT.shape, CUT.view
-    )
+    ok = read_answer(said({"summary": "x", "quotes": ["1500"]}), CUT.shape, CUT.view)
     assert ok.spans == (range(1499, 1500),)
-    error = refusal(CUT, {"summary": "x", "quotes": [{"start": 690, "end": 710}]})
+    error = refusal(CUT, {"summary": "x", "quotes": ["690-710"]})
     assert "line 690 was not shown to you" in error.detail
 
 
@@ -147,7 +146,7 @@ def test_text_that_holds_no_json_object_is_malformed() -> None:
 
 def test_the_summary_is_the_prose_then_the_quoted_lines_exactly() -> None:
     answer = read_answer(
-        said({"summary": "Stopped at step 1500.", "quotes": [{"start": 1500, "end": 1500}]}),
+        said({"summary": "Stopped at step 1500.", "quotes": ["1500"]}),
         CUT.shape,
         CUT.view,
     )
@@ -167,7 +166,7 @@ def test_a_files_quotes_join_its_relevant_range_between_before_and_after() -> No
     data = {
         "before": "f1 to f29.",
         "after": "none",
-        "quotes": [{"start": 2, "end": 2}],
+        "quotes": ["2"],
         "needs_full_output": True,
     }
     text = compose(read_answer(said(data), prompt.shape, prompt.view), prompt.view, 1200)
@@ -180,9 +179,7 @@ def test_a_files_quotes_join_its_relevant_range_between_before_and_after() -> No
 
 
 def test_a_zero_quote_budget_keeps_the_prose_and_a_files_range_only() -> None:
-    answer = read_answer(
-        said({"summary": "x", "quotes": [{"start": 1, "end": 2}]}), SMALL.shape, SMALL.view
-    )
+    answer = read_answer(said({"summary": "x", "quotes": ["1-2"]}), SMALL.shape, SMALL.view)
     assert compose(answer, SMALL.view, 0) == "x"
 
 
@@ -191,7 +188,7 @@ ONE_LINE = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Z
 
 
 @st.composite
-def ranges(draw: st.DrawFn, view: ModelView) -> list[dict[str, int]]:
+def ranges(draw: st.DrawFn, view: ModelView) -> list[str]:
     """Line ranges as a model may give them: mostly lines it was shown, in order and apart;
     some out of bounds, reversed, overlapping or over lines it was not shown."""
     numbers = view.source.numbers
@@ -202,7 +199,7 @@ def ranges(draw: st.DrawFn, view: ModelView) -> list[dict[str, int]]:
         top = numbers[-1] if numbers else 0
         picked = draw(st.lists(st.integers(-1, top + 2), max_size=2 * MAX_QUOTES + 4))
     pairs = zip(picked[::2], picked[1::2], strict=False)
-    return [{"start": a, "end": b} for a, b in pairs]
+    return [f"{a}-{b}" if a != b else str(a) for a, b in pairs]
 
 
 @settings(max_examples=200, deadline=None)

@@ -2,7 +2,7 @@
 
 The model answers with short prose and the line ranges that are its evidence::
 
-    {"summary": "2 of 41 tests fail …", "quotes": [{"start": 12, "end": 14}]}
+    {"summary": "2 of 41 tests fail …", "quotes": ["12-14", "30"]}
 
 (a file's prose in two parts, ``before`` and ``after`` its relevant range; where it fits the
 type, ``needs_full_output`` when no summary can serve the agent safely). The worker checks the
@@ -38,14 +38,12 @@ FULL_OUTPUT_NOTE = (
 )
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*\})\s*```", re.DOTALL)
 _RANGE = {
-    "type": "object",
-    "properties": {
-        "start": {"type": "integer", "description": "Number of the first line quoted."},
-        "end": {"type": "integer", "description": "Number of the last line quoted (inclusive)."},
-    },
-    "required": ["start", "end"],
-    "additionalProperties": False,
+    "type": "string",
+    "description": "A line number, or FIRST-LAST for the lines from FIRST to LAST.",
 }
+# "12" or "12-14" (an en dash or spaces around it are read too): a few tokens where an object
+# with named fields takes a dozen.
+_RANGE_TEXT = re.compile(r"\s*([0-9]{1,9})\s*(?:[-–]\s*([0-9]{1,9})\s*)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +60,7 @@ class AnswerShape:
         }
         properties["quotes"] = {
             "type": "array",
-            "description": "Line ranges to copy exactly after the prose, most important first.",
+            "description": "Lines to copy exactly beside the prose, most important first.",
             "items": _RANGE,
         }
         if self.full_output_flag:
@@ -166,7 +164,7 @@ def _said(part: str) -> bool:
 def quote_spans(quotes: object, view: ModelView) -> tuple[range, ...]:
     """The answer's ``quotes`` as index ranges into the view's lines, each range checked."""
     if not isinstance(quotes, list):
-        raise _refused('"quotes" must be a list of {"start": N, "end": M} line ranges')
+        raise _refused('"quotes" must be a list of line ranges such as "12-14"')
     if len(quotes) > MAX_QUOTES:
         raise _refused(f"{len(quotes)} quotes; give at most {MAX_QUOTES}")
     spans: list[range] = []
@@ -182,11 +180,11 @@ def quote_spans(quotes: object, view: ModelView) -> tuple[range, ...]:
 def _span(number: int, quote: object, view: ModelView) -> range:
     """One quote's line range as indices: numbers the output has, shown to the model."""
     what = f"quote {number}"
-    if not isinstance(quote, dict) or not {"start", "end"} <= set(quote):
-        raise _refused(f'{what} must be an object {{"start": N, "end": M}}')
-    start, end = quote["start"], quote["end"]
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end)):
-        raise _refused(f"{what}: start and end must be line numbers")
+    found = _RANGE_TEXT.fullmatch(quote) if isinstance(quote, str) else None
+    if found is None:
+        raise _refused(f'{what} must be a line number "N" or a range "FIRST-LAST"')
+    start = int(found.group(1))
+    end = int(found.group(2) or start)
     what = f"{what} ({start}-{end})"
     if start > end:
         raise _refused(f"{what}: the start is after the end")

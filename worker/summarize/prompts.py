@@ -59,12 +59,12 @@ SYSTEM_TEMPLATE = (
     "{cut}"
 )
 QUOTE_RULE = (
-    'In "quotes", give the line ranges that are the evidence, most important first, as '
-    '{{"start": FIRST, "end": LAST}} by the numbers shown, never overlapping, and only lines '
-    "you were shown (a line such as '… 12 lines …' stands for lines you were not shown). The "
-    "agent gets those lines copied exactly beside your prose, with their numbers, up to about "
-    "{limit} characters of them: point at a line rather than copy it into the prose, and quote "
-    "few, short ranges."
+    'In "quotes", give the lines that are the evidence, most important first, by the numbers '
+    'shown: "N" for one line, "FIRST-LAST" for a range, never overlapping, and only lines you '
+    "were shown (a line such as '… 12 lines …' stands for lines you were not shown). The agent "
+    "gets those lines copied exactly beside your prose, with their numbers, up to about {limit} "
+    "characters of them: point at a line rather than copy it into the prose, and quote few, "
+    "short ranges."
 )
 NO_QUOTES_RULE = 'Leave "quotes" empty.'
 PROSE_RULES = {
