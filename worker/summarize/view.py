@@ -39,11 +39,12 @@ class ModelView:
 def output_view(text: str, tool_type: ToolType, limit: int, query: str | None) -> ModelView:
     """Any output but a file, as ``N|line`` lines: all of them when they fit in ``limit``
     chars, else the lines the engine keeps (``worker.shrink.fallback.model_view``'s cut)."""
-    doc = Doc(text)
-    source = plain_lines(doc.lines)
-    whole = "\n".join(source.label(i, line) for i, line in enumerate(doc.lines))
-    if len(whole) <= limit:
-        return ModelView(whole, source, frozenset(range(len(doc))), truncated=False)
+    if len(text) <= limit:  # the numbers only add: a longer text cannot fit
+        doc = Doc(text)
+        source = plain_lines(doc.lines)
+        whole = "\n".join(source.label(i, line) for i, line in enumerate(doc.lines))
+        if len(whole) <= limit:
+            return ModelView(whole, source, frozenset(range(len(doc))), truncated=False)
     doc = as_doc(text, tool_type)
     source = plain_lines(doc.lines)
     shown = choose(doc, tool_type, query, model_plan(tool_type, limit, source.label))
