@@ -6,8 +6,8 @@ The model answers with short prose and the line ranges that are its evidence::
 
 (a file's prose in two parts, ``before`` and ``after`` its relevant range; where it fits the
 type, ``needs_full_output`` when no summary can serve the agent safely). The worker checks the
-ranges — numbers of lines the output has, in order, not overlapping, every line one the model
-was shown — and builds the summary: the prose, then the lines copied exactly from the output
+ranges — lines the output has, the first not after the last, no two overlapping, every line one
+the model was shown — and builds the summary: the prose, then the lines copied exactly from the output
 with their numbers and gap markers, within the quote budget (``worker.shrink.quotes``). A
 refusal's detail is written to the model: it is sent back for one more try.
 """
@@ -194,10 +194,11 @@ def _span(number: int, quote: object, view: ModelView) -> range:
         numbers = source.numbers
         bounds = f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
         raise _refused(f"{what}: the output has no such line (its lines are {bounds})")
-    unseen = [source.numbers[i] for i in range(first, last + 1) if i not in view.seen]
-    if unseen:
+    unseen = next((i for i in range(first, last + 1) if i not in view.seen), None)
+    if unseen is not None:
         raise _refused(
-            f"{what}: line {unseen[0]} was not shown to you (it is inside a '… N lines …' gap)"
+            f"{what}: line {source.numbers[unseen]} was not shown to you (it is inside a "
+            "'… N lines …' gap)"
         )
     return range(first, last + 1)
 
