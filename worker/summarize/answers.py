@@ -6,10 +6,11 @@ The model answers with short prose and the line ranges that are its evidence::
 
 (a file's prose in two parts, ``before`` and ``after`` its relevant range; where it fits the
 type, ``needs_full_output`` when no summary can serve the agent safely). The worker checks the
-ranges — lines the output has, the first not after the last, no two overlapping, every line one
-the model was shown — and builds the summary: the prose, then the lines copied exactly from the output
-with their numbers and gap markers, within the quote budget (``worker.shrink.quotes``). A
-refusal's detail is written to the model: it is sent back for one more try.
+ranges — lines the output has, the first not after the last, no two overlapping, every line
+one the model was shown — and builds the summary: the prose, then the lines copied exactly
+from the output with their numbers and gap markers, within the quote budget
+(``worker.shrink.quotes``). A refusal's detail is written to the model: it is sent back for
+one more try.
 """
 
 from __future__ import annotations
