@@ -129,14 +129,19 @@ def answers(case: Case, prompt: SummaryPrompt) -> tuple[str, str, dict[str, Any]
     return old, whole, new, [fact for fact, _ in facts]
 
 
-def measure(case: Case, fake: FakeModelServer, providers: list[Any]) -> Iterator[Pair]:
-    """The case's two answers through each provider."""
+def prompt_of(case: Case) -> SummaryPrompt:
+    """The request the worker would send for ``case``, classified as the worker would."""
     tool_type = classify(case.tool_name, case.command, case.output)
     job = PendingSummary.build(
         deadline_seconds=60, session_id="bench", tool_name=case.tool_name,
         command=case.command, output=case.output, query=case.query,
     )  # fmt: skip
-    prompt = build_request(job, tool_type, max_input_chars=50_000, max_summary_chars=SUMMARY_CAP)
+    return build_request(job, tool_type, max_input_chars=50_000, max_summary_chars=SUMMARY_CAP)
+
+
+def measure(case: Case, fake: FakeModelServer, providers: list[Any]) -> Iterator[Pair]:
+    """The case's answers through each provider."""
+    prompt = prompt_of(case)
     old, whole, new, facts = answers(case, prompt)
     plain = ModelRequest(system=prompt.request.system, user=prompt.request.user, max_tokens=4096)
     for provider in providers:
@@ -161,13 +166,9 @@ def measure(case: Case, fake: FakeModelServer, providers: list[Any]) -> Iterator
 
 
 def example(case: Case) -> None:
-    """Print one case's two answers and what they cost (the worked example)."""
+    """Print one case's answers and the summary the agent gets (the worked example)."""
+    prompt = prompt_of(case)
     tool_type = classify(case.tool_name, case.command, case.output)
-    job = PendingSummary.build(
-        deadline_seconds=60, session_id="bench", tool_name=case.tool_name,
-        command=case.command, output=case.output, query=case.query,
-    )  # fmt: skip
-    prompt = build_request(job, tool_type, max_input_chars=50_000, max_summary_chars=SUMMARY_CAP)
     old, whole, new, _ = answers(case, prompt)
     print(f"--- {case.name} ({tool_type.value}): the old answer, facts retyped, {len(old)} chars")
     print(old)
