@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "worker.cli.deadletters",
     "worker.cli.demo",
     "worker.cli.eval",
+    "worker.cli.eval_compaction",
     "worker.cli.forget",
     "worker.cli.gate",
     "worker.cli.repair",
