@@ -32,10 +32,20 @@ from producer.errors import ProviderError
 from producer.messages import Conversation, Role, Turn, parse, text_turn
 from producer.pairs import repair
 from producer.settings import Settings
+from producer.text import elide
 from worker.compaction.cuts import cut
+from worker.compaction.facts.sections import MIN_FACTS_CHARS, Section, render, render_size, sections
 from worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
 from worker.compaction.redaction import for_model
-from worker.compaction.summary import fallback_summary, finish, is_summary, open_requests, unwrap
+from worker.compaction.summary import (
+    fallback_summary,
+    finish,
+    is_summary,
+    open_requests,
+    problems,
+    unwrap,
+    with_facts,
+)
 from worker.model.calls import Route, ask
 from worker.model.providers.base import Completion, ModelRequest
 from worker.model.tokens import estimate_tokens
@@ -106,7 +116,8 @@ def compact(
     if skip is None:
         previous = _fold(job.previous_summary or stored_summary, earlier)
         shown = for_model(middle, previous, redactor or Redactor(frozenset({Scope.MODEL})))
-        summary = _summarize(job, routes, settings, shown, live, ground)
+        beside = [*live[:head], *live[tail:]]
+        summary = _summarize(job, routes, settings, shown, (live, beside), ground)
         note = text_turn(Role.USER, summary.text, conversation)
         compacted = repair([*live[:head], note, *live[tail:]])
         if messages_tokens(_raws(compacted)) < messages_tokens(_raws(kept)):
@@ -134,30 +145,84 @@ def _skip_reason(
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The facts of the middle and how the summary's size limit is shared with a model."""
+
+    found: list[Section]
+    requests: list[str]
+    limit: int
+    facts_chars: int  # what the facts get when the model keeps to its share
+    answer_chars: int  # the model's share
+
+    @classmethod
+    def of(cls, middle: Sequence[Turn], context: _Context, limit: int) -> _Plan:
+        """Half of what the banner and the Active Task leave goes to the facts, at most."""
+        found = sections(middle)
+        requests = _quoted(context)
+        room = max(limit - len(finish("", requests)) - 4, 2 * MIN_FACTS_CHARS)
+        facts = min(render_size(found, room), room // 2)
+        return cls(found, requests, limit, facts, room - facts)
+
+    def facts_for(self, body: str) -> str:
+        """The facts sections within what ``body`` leaves of the limit (refused under a floor)."""
+        room = self.answer_chars + self.facts_chars - len(unwrap(body)) - 2
+        floor = min(self.facts_chars, MIN_FACTS_CHARS)
+        if room < floor:
+            detail = f"the model's summary has {len(unwrap(body))} chars; {self.answer_chars} fit"
+            raise ProviderError(FallbackReason.OVERSIZED, detail)
+        return render(self.found, room)
+
+
+_Context = tuple[Sequence[Turn], Sequence[Turn]]
+"""The whole conversation, and the messages kept verbatim beside the summary."""
+_QUOTE_KEPT_CHARS = 400
+
+
+def _quoted(context: _Context) -> list[str]:
+    """The open requests as the Active Task quotes them: one kept verbatim beside the summary
+    is shortened (its full text is right there), the others are quoted whole."""
+    live, beside = context
+    kept = {t.text.strip() for t in beside}
+    return [
+        f"{elide(r, _QUOTE_KEPT_CHARS)}\n(quoted in full in the messages kept beside this summary)"
+        if r in kept and len(r) > _QUOTE_KEPT_CHARS
+        else r
+        for r in open_requests(live)
+    ]
+
+
 def _summarize(
     job: CompactionJob,
     routes: Sequence[Route],
     settings: Settings,
     shown: tuple[list[Turn], str | None],
-    live: Sequence[Turn],
+    context: _Context,
     ground: Ground | None,
 ) -> _Summary:
     """The model's summary of the middle, else the extractive fallback's, with the reason.
 
     ``shown`` is the middle and the previous summary as the model may see them (redacted).
+    Either way the structural facts sections are the same, and the result is validated.
     """
     middle, previous = shown
-    requests = open_requests(live)
+    plan = _Plan.of(middle, context, settings.compaction_summary_max_chars)
     request = build_request(
         middle,
         previous,
         max_input_chars=settings.max_model_input_chars,
         max_tokens=DEFAULT_MAX_TOKENS,
+        facts=render(plan.found, plan.facts_chars),
+        answer_chars=plan.answer_chars,
     )
     deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
 
     def check(completion: Completion) -> None:
         _check(completion, request, ground)
+        made = with_facts(completion.text, plan.facts_for(completion.text), plan.requests)
+        wrong = problems(made, plan.limit, plan.requests)
+        if wrong:
+            raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 
     reason: FallbackReason | None = None
     detail: str | None = "no model provider configured"
@@ -174,18 +239,23 @@ def _summarize(
         except ProviderError as exc:
             reason, detail = exc.reason, (exc.detail or exc.reason.value)[:200]
         else:
-            made = finish(answer.completion.text, requests)
+            text = answer.completion.text
+            made = with_facts(text, plan.facts_for(text), plan.requests)
             used = answer.route.provider.name
             return _Summary(made, CompactionMethod.LLM, answer.completion, used)
-    text = fallback_summary(middle, previous, requests=requests)
+    made = fallback_summary(middle, previous, requests=plan.requests, max_chars=plan.limit)
     first = routes[0].provider.name if routes else None
-    return _Summary(text, CompactionMethod.FALLBACK, None, first, reason, detail)
+    return _Summary(made, CompactionMethod.FALLBACK, None, first, reason, detail)
 
 
 def _check(completion: Completion, request: ModelRequest, ground: Ground | None) -> None:
-    """Refuse an empty or oversized summary, and (with ``ground``) an ungrounded one."""
+    """Refuse an empty, cut-off or oversized answer, and (with ``ground``) an ungrounded one."""
     if not unwrap(completion.text).strip():
         raise ProviderError(FallbackReason.EMPTY, "the model returned no summary text")
+    used = completion.output_tokens
+    if used is not None and used >= request.max_tokens:
+        detail = f"the answer was cut off at {used} of {request.max_tokens} tokens"
+        raise ProviderError(FallbackReason.MALFORMED, detail)
     if len(completion.text) > DEFAULT_MAX_SUMMARY_CHARS:
         detail = f"the model returned {len(completion.text)} chars, more than "
         raise ProviderError(FallbackReason.OVERSIZED, f"{detail}{DEFAULT_MAX_SUMMARY_CHARS}")
