@@ -102,10 +102,14 @@ def _exit_code(output: str) -> int | None:
     return None
 
 
-def _status(exit_code: int | None, is_error: bool) -> Status:
+def _status(exit_code: int | None, is_error: bool, flagged: bool = False) -> Status:
+    """How a result ended: its exit code, else its error flag (``flagged``: results of this
+    shape carry one, so its absence means success, as Anthropic's ``tool_result`` does)."""
     if exit_code is not None:
         return Status.OK if exit_code == 0 else Status.FAILED
-    return Status.FAILED if is_error else Status.UNKNOWN
+    if is_error:
+        return Status.FAILED
+    return Status.OK if flagged else Status.UNKNOWN
 
 
 def _text_action(index: int, turn: Turn, reply: Turn | None) -> Action | None:
@@ -159,10 +163,11 @@ def actions(turns: Sequence[Turn]) -> list[Action]:
             arguments = _decoded(call.arguments)
             tool = call.name.rsplit("__", 1)[-1].lower()  # mcp__server__tool → tool
             command = shell_command(arguments) if tool in SHELL_TOOLS else None
-            _, result = results.get(call.id, (index, None))
+            at, result = results.get(call.id, (index, None))
             output = result.content if result is not None else ""
             code = _exit_code(output) if result is not None else None
-            status = _status(code, result.is_error) if result is not None else Status.UNKNOWN
+            flagged = turns[at].role is Role.USER  # a tool_result block, with its is_error flag
+            status = _status(code, result.is_error, flagged) if result else Status.UNKNOWN
             found.append(Action(index, tool, arguments, command, output, status, code))
         reply = turns[index + 1] if index + 1 < len(turns) else None
         text = _text_action(index, turn, reply)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from worker.compaction.facts.actions import Action, Status
 from worker.compaction.facts.commands import normalized, prints_files
-from worker.compaction.facts.tests import last_summary
+from worker.compaction.facts.testruns import FAILING as _FAILING
+from worker.compaction.facts.testruns import last_summary
 
 _LINE_NUMBERED = re.compile(r"^\s*\d+(?:[\t→:|]|\s{2,})")  # a listing: cat -n, nl, Read
 _CODE = re.compile(r"\b(?:raise|except|throw|catch|def|class|return|assert|import)\b")
@@ -43,6 +44,9 @@ _PATTERNS = (
     ),
     # an exception a script caught and printed: "check failed with TypeError: …"
     re.compile(r"^.*?\b((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception): \S.*)$"),
+)
+_FAILED_BECAUSE = re.compile(
+    r"^(?:FAILED|ERROR) \S+ - ((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b.*)$"
 )
 _TAG = re.compile(r"</?[a-z_]+>")
 _NOT_VERDICT = re.compile(
@@ -78,8 +82,12 @@ def error_lines(output: str) -> list[str]:
             break
         if _LINE_NUMBERED.match(raw) or raw.lstrip().startswith(("+", "-", "#", "//", ">>>")):
             continue
+        failed = _FAILED_BECAUSE.match(raw)
+        if failed and failed.group(1) not in found:
+            found.append(failed.group(1)[:_MAX_LINE])  # pytest's "FAILED id - Error: why"
+            continue
         if _TEST_STATUS.match(raw):
-            continue  # a test runner's status line: a test's state, read by ``tests``
+            continue  # a test runner's status line: a test's state, read by ``testruns``
         for pattern in _PATTERNS:
             match = pattern.match(raw)
             if match and not _CODE.search(match.group(1).split(":", 1)[0]):
@@ -129,7 +137,8 @@ def _mark_resolved(errors: list[SeenError], actions: Sequence[Action]) -> None:
             a.index > error.index
             and a.command is not None
             and normalized(a.command) == key
-            and a.status is Status.OK
+            and a.status is not Status.FAILED
             and not error_lines(a.output)
+            and not _FAILING.search(a.output)
             for a in actions
         )

@@ -21,7 +21,7 @@ from worker.compaction.facts.decisions import decisions
 from worker.compaction.facts.errors import SeenError, seen_errors
 from worker.compaction.facts.files import FileChange, changed_files, read_files
 from worker.compaction.facts.tasks import PlanItem, plan, requests
-from worker.compaction.facts.tests import TestState, test_states
+from worker.compaction.facts.testruns import TestState, states_of_tests
 
 HEADINGS = (
     "Files Changed",
@@ -37,6 +37,7 @@ _WEIGHTS |= {"Task State": 3.0, "Decisions": 2.0, "Files Read": 0.5}
 MIN_FACTS_CHARS = 1000
 """The least room the facts sections get, however long the rest of a summary is."""
 _REQUEST_CHARS = 300
+_SHORTEST_LINE = 24
 _COMMAND_CHARS = 160
 _SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/")  # noqa: S108 (paths named, none opened)
 
@@ -49,15 +50,21 @@ class Section:
     lines: tuple[str, ...]
 
     def render(self, budget: int) -> str:
-        """The section within ``budget`` chars: as many lines as fit, then how many were left."""
+        """The section within ``budget`` chars: as many lines as fit (the first one shortened
+        if need be), then how many were left out; nothing when not even that fits."""
         head = f"## {self.heading}"
         out: list[str] = []
         used = len(head)
         for number, line in enumerate(self.lines):
             left = len(self.lines) - number - 1
             tail = len(f"\n- … {left} more") if left else 0
-            if used + 1 + len(line) + tail > budget and out:
-                out.append(f"- … {len(self.lines) - number} more")
+            room = budget - used - 1 - tail
+            if len(line) > room and not out and room >= _SHORTEST_LINE:
+                line = elide(line, room - 1)  # elide adds its "…" past the cut
+            if len(line) > room:
+                more = f"- … {len(self.lines) - number} more"
+                if out and used + 1 + len(more) <= budget:
+                    out.append(more)
                 break
             out.append(line)
             used += 1 + len(line)
@@ -143,7 +150,7 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
     """Every section of facts read from ``turns``, empty ones left out."""
     found = actions(turns)
     changes = changed_files(found)
-    states, summary = test_states(found)
+    states, summary = states_of_tests(found)
     built = [
         Section("Files Changed", tuple(_file_lines(changes))),
         Section("Errors", tuple(_error_lines(seen_errors(found)))),

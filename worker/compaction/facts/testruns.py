@@ -34,7 +34,7 @@ _SUMMARY = re.compile(
     r"^(?:=+ )?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
     r"(?:, )?)+)(?: in [\d.]+s)?(?: =+)?$|^(FAILED \((?:failures|errors)=\d+.*\)|OK(?: \(.*\))?)$"
 )
-_FAILING = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED \(|^--- FAIL|^FAIL\b", re.M)
+FAILING = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED \(|^--- FAIL|^FAIL\b", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ def last_summary(output: str) -> str | None:
     return found
 
 
-def test_states(actions: Sequence[Action]) -> tuple[list[TestState], str | None]:
+def states_of_tests(actions: Sequence[Action]) -> tuple[list[TestState], str | None]:
     """Each test's last known state (failing first, latest first) and the last run's summary."""
     states: dict[str, TestState] = {}
     summary: str | None = None
@@ -86,7 +86,7 @@ def test_states(actions: Sequence[Action]) -> tuple[list[TestState], str | None]
             summary = f"{line} ← {action.command or action.tool}"
         for test, state in tests:
             states[test] = TestState(test, state, action.index, action.command)
-        if action.command and line and not _FAILING.search(action.output):
+        if action.command and line and not FAILING.search(action.output):
             _passed_again(states, action)
     ordered = sorted(states.values(), key=lambda s: (s.state != _FAIL, -s.index))
     return ordered, summary
