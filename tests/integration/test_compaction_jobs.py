@@ -319,7 +319,7 @@ def test_a_model_compaction_carries_the_structural_sections_verbatim_in_both_wir
         "- invoicing/totals.py: edited (parse_amount)",
         f"## Errors\n- [resolved] {FACTS_ERROR} ← `pytest -q tests/test_totals.py`",
         "## Tests\n- last run: 73 passed in 0.4s ← pytest -q tests/test_totals.py",
-        "- passed: tests/test_totals.py::test_comma, tests/test_totals.py::test_case_0, ",
+        "- passed (81): tests/test_totals.py::test_comma, tests/test_totals.py::test_case_0, ",
         "## Task State\n- request: Thanks. Anything else failing?",
     ):
         assert section in summary

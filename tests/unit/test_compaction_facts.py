@@ -530,7 +530,7 @@ def test_sections_of_a_conversation_hold_every_kind_of_fact() -> None:
         "## Files Changed\n- src/dates.py: edited",
         "## Errors\n- [resolved] ValueError: day is out of range",
         "## Tests\n- last run: 1 passed in 0.1s ← pytest tests/test_dates.py",
-        "- passed: tests/test_dates.py::test_leap",
+        "- passed (1): tests/test_dates.py::test_leap",
         "## Commands\n- `pytest tests/test_dates.py` → ok (×2)",
         "## Task State\n- request: The dates test fails; fix it.",
         "## Decisions\n- The root cause is a wrong month index in parse_date.",

@@ -24,6 +24,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "corpus_dir", type=Path, help="a corpus directory, or one split into tune/ check/"
     )
     p.add_argument("--split", choices=(*SPLITS, "both"), default=None)
+    p.add_argument(
+        "--method",
+        choices=("extractive", "model-floor"),
+        default="extractive",
+        help="extractive: no model; model-floor: a stand-in model whose narrative states "
+        "nothing, so only what tersify adds around any model's answer is scored",
+    )
     p.add_argument("--protect-first", type=int, default=2)
     p.add_argument("--protect-last", type=int, default=6)
     p.add_argument(
@@ -65,7 +72,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         except (ValueError, KeyError, OSError) as exc:
             return _refuse(f"bad case in {folder}: {exc!r}")
         protect = (args.protect_first, args.protect_last)
-        report = evaluate_conversations(cases, settings, protect)
+        floor = args.method == "model-floor"
+        report = evaluate_conversations(cases, settings, protect, floor=floor)
         reports[part or "all"] = report.as_json()
     if args.json:
         print(json.dumps({"splits": reports}, ensure_ascii=False))

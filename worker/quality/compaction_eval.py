@@ -10,6 +10,7 @@ message equal to an input message, in order.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ from producer.pairs import repair
 from producer.settings import Settings
 from worker.compaction.compact import compact
 from worker.compaction.summary import strip_banner
+from worker.model.calls import Route
+from worker.model.guard import CallGuard
+from worker.model.providers.base import Completion, ModelRequest
 from worker.quality.conversations import Conversation, Fact, FactKind, normalize
 
 
@@ -177,10 +181,39 @@ def _pairs_intact(messages: Sequence[Mapping[str, Any]]) -> bool:
     return [t.raw for t in repair(turns)] == [t.raw for t in turns]
 
 
+class FillerModel:
+    """A stand-in model that writes as much narrative as it is allowed and states no fact.
+
+    A compaction through it keeps only what tersify adds around any model's answer (the Active
+    Task and the facts sections at the share a model leaves them): the floor of a model
+    compaction, whatever the model.
+    """
+
+    name = "filler"
+    model = "filler"
+
+    def complete(self, request: ModelRequest, timeout: float) -> Completion:
+        """Answer with filler text of the length the request allows."""
+        allowed = _ALLOWED.search(request.user)
+        size = int(allowed.group(1)) - 40 if allowed else 2000
+        text = "## Goal\n" + ("lorem ipsum " * (size // 12 + 1))[:size]
+        return Completion(text=text, model=self.model, input_tokens=0, output_tokens=1)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+_ALLOWED = re.compile(r"Keep the summary under (\d+) characters")
+
+
 def compact_conversation(
-    case: Conversation, settings: Settings, protect: tuple[int, int] = (2, 6)
+    case: Conversation,
+    settings: Settings,
+    protect: tuple[int, int] = (2, 6),
+    *,
+    floor: bool = False,
 ) -> tuple[CompactionResult, float]:
-    """Compact ``case`` as a worker without a model route would; with the seconds it took."""
+    """Compact ``case`` without a model (or, with ``floor``, through ``FillerModel``)."""
     job = CompactionJob.build(
         deadline_seconds=600,
         session_id="eval",
@@ -188,8 +221,9 @@ def compact_conversation(
         protect_first=protect[0],
         protect_last=protect[1],
     )
+    routes = [Route(FillerModel(), CallGuard())] if floor else []
     started = time.perf_counter()
-    result = compact(job, [], settings)
+    result = compact(job, routes, settings)
     return result, time.perf_counter() - started
 
 
@@ -234,11 +268,15 @@ def _sum(groups: Iterable[Mapping[FactKind, Score]]) -> dict[FactKind, Score]:
 
 
 def evaluate_conversations(
-    cases: Iterable[Conversation], settings: Settings, protect: tuple[int, int] = (2, 6)
+    cases: Iterable[Conversation],
+    settings: Settings,
+    protect: tuple[int, int] = (2, 6),
+    *,
+    floor: bool = False,
 ) -> CompactionReport:
-    """Compact and score every case."""
+    """Compact and score every case (``floor``: through the filler model)."""
     results = []
     for case in cases:
-        result, seconds = compact_conversation(case, settings, protect)
+        result, seconds = compact_conversation(case, settings, protect, floor=floor)
         results.append(score_compaction(case, result, seconds))
     return CompactionReport(tuple(results))

@@ -119,7 +119,7 @@ def _test_lines(states: Sequence[TestState], summary: str | None) -> list[str]:
     lines = [f"- last run: {elide(summary, 240)}"] if summary else []
     lines += failing
     if passed:
-        lines.append(f"- passed: {elide(', '.join(passed), 600)}")
+        lines.append(f"- passed ({len(passed)}): {elide(', '.join(passed), 600)}")
     return lines
 
 
