@@ -32,9 +32,9 @@ from producer.errors import ProviderError
 from producer.messages import Conversation, Role, Turn, parse, text_turn
 from producer.pairs import repair
 from producer.settings import Settings
-from producer.text import elide
+from worker.compaction.budget import Context, Plan
 from worker.compaction.cuts import cut
-from worker.compaction.facts.sections import MIN_FACTS_CHARS, Section, render, render_size, sections
+from worker.compaction.facts.sections import render
 from worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
 from worker.compaction.redaction import for_model
 from worker.compaction.summary import (
@@ -145,59 +145,12 @@ def _skip_reason(
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """The facts of the middle and how the summary's size limit is shared with a model."""
-
-    found: list[Section]
-    requests: list[str]
-    limit: int
-    facts_chars: int  # what the facts get when the model keeps to its share
-    answer_chars: int  # the model's share
-
-    @classmethod
-    def of(cls, middle: Sequence[Turn], context: _Context, limit: int) -> _Plan:
-        """Half of what the banner and the Active Task leave goes to the facts, at most."""
-        found = sections(middle)
-        requests = _quoted(context)
-        room = max(limit - len(finish("", requests)) - 4, 2 * MIN_FACTS_CHARS)
-        facts = min(render_size(found, room), room // 2)
-        return cls(found, requests, limit, facts, room - facts)
-
-    def facts_for(self, body: str) -> str:
-        """The facts sections within what ``body`` leaves of the limit (refused under a floor)."""
-        room = self.answer_chars + self.facts_chars - len(unwrap(body)) - 2
-        floor = min(self.facts_chars, MIN_FACTS_CHARS)
-        if room < floor:
-            detail = f"the model's summary has {len(unwrap(body))} chars; {self.answer_chars} fit"
-            raise ProviderError(FallbackReason.OVERSIZED, detail)
-        return render(self.found, room)
-
-
-_Context = tuple[Sequence[Turn], Sequence[Turn]]
-"""The whole conversation, and the messages kept verbatim beside the summary."""
-_QUOTE_KEPT_CHARS = 400
-
-
-def _quoted(context: _Context) -> list[str]:
-    """The open requests as the Active Task quotes them: one kept verbatim beside the summary
-    is shortened (its full text is right there), the others are quoted whole."""
-    live, beside = context
-    kept = {t.text.strip() for t in beside}
-    return [
-        f"{elide(r, _QUOTE_KEPT_CHARS)}\n(quoted in full in the messages kept beside this summary)"
-        if r in kept and len(r) > _QUOTE_KEPT_CHARS
-        else r
-        for r in open_requests(live)
-    ]
-
-
 def _summarize(
     job: CompactionJob,
     routes: Sequence[Route],
     settings: Settings,
     shown: tuple[list[Turn], str | None],
-    context: _Context,
+    context: Context,
     ground: Ground | None,
 ) -> _Summary:
     """The model's summary of the middle, else the extractive fallback's, with the reason.
@@ -206,7 +159,7 @@ def _summarize(
     Either way the structural facts sections are the same, and the result is validated.
     """
     middle, previous = shown
-    plan = _Plan.of(middle, context, settings.compaction_summary_max_chars)
+    plan = Plan.of(middle, context, settings.compaction_summary_max_chars)
     request = build_request(
         middle,
         previous,
