@@ -327,12 +327,15 @@ def test_error_lines_read_compilers_go_npm_and_shells() -> None:
         "npm ERR! missing script: test\n"
         "bash: pnpm: command not found\n"
         "   12\tif err != nil { panic: never }\n"
+        "FAIL: test_readonly (files.tests.StorageTests)\n"
+        "FAIL: Distance between 2D and 3D points is wrong\n"
     )
     assert error_lines(output) == [
         "cmd/cli/setup.go:973:39: undefined: EntireSettings",
         "error[E0308]: mismatched types",
         "npm ERR! missing script: test",
         "bash: pnpm: command not found",
+        "FAIL: Distance between 2D and 3D points is wrong",
     ]
 
 
@@ -536,3 +539,15 @@ def test_sections_of_a_conversation_hold_every_kind_of_fact() -> None:
         "## Decisions\n- The root cause is a wrong month index in parse_date.",
     ):
         assert expected in text
+
+
+def test_files_changed_fall_back_to_their_paths_alone_before_any_is_left_out() -> None:
+    notes = tuple(
+        f"- src/pkg/module_{i}.py: edited ×3 (load_config, save_config)" for i in range(20)
+    )
+    paths = tuple(f"- src/pkg/module_{i}.py" for i in range(20))
+    files = Section("Files Changed", notes, paths)
+    other = Section("Decisions", tuple(f"- decision {i} " + "y" * 90 for i in range(30)))
+    text = render([files, other], 1400)
+    assert all(p in text for p in paths) and "edited ×3" not in text
+    assert len(text) <= 1400

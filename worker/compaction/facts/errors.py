@@ -38,6 +38,7 @@ _PATTERNS = (
     ),
     re.compile(r"^\s*((?:error|fatal|panic)(?:\[\w+\])?: .+)$", re.I),
     re.compile(r"^\s*(npm ERR! .+|ERR_\w+.*)$"),
+    re.compile(r"^\s*((?:FAIL|FAILED|FAILURE|ERROR):? [A-Z].+)$"),  # a script's own verdict
     re.compile(
         r"^(.*(?:command not found|No such file or directory|Permission denied|"
         r"Segmentation fault).*)$"

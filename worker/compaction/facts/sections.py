@@ -44,14 +44,17 @@ _SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/")  # noqa: S108 (paths named, none open
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A heading and its item lines, best first."""
+    """A heading and its item lines, best first; ``short``: the same items said briefly."""
 
     heading: str
     lines: tuple[str, ...]
+    short: tuple[str, ...] = ()
 
     def render(self, budget: int) -> str:
         """The section within ``budget`` chars: as many lines as fit (the first one shortened
         if need be), then how many were left out; nothing when not even that fits."""
+        if self.short and self.size > budget:
+            return Section(self.heading, self.short).render(budget)
         head = f"## {self.heading}"
         out: list[str] = []
         used = len(head)
@@ -75,22 +78,34 @@ class Section:
         """Chars of the whole section."""
         return len(self.heading) + 3 + sum(len(line) + 1 for line in self.lines)
 
+    @property
+    def floor(self) -> int:
+        """Chars the brief form takes: the least this section is given when it has one."""
+        return Section(self.heading, self.short).size if self.short else 0
+
 
 def _verbs(change: FileChange) -> str:
     counts = Counter(change.verbs)
     return ", ".join(f"{v} ×{n}" if n > 1 else v for v, n in counts.items())
 
 
-def _file_lines(changes: Sequence[FileChange]) -> list[str]:
+def _scratch(changes: Sequence[FileChange]) -> list[str]:
+    """Files created and deleted again (or only deleted, under a temporary directory)."""
     created = {"written by shell", "written by tee", "created", "written", "copied here"}
-    scratch = [
+    return [
         c.path
         for c in changes
         if c.verbs[-1] == "deleted"
         and (created & set(c.verbs) or c.path.startswith(_SCRATCH_PREFIXES))
     ]
+
+
+def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]:
+    scratch = _scratch(changes)
     lines = [
-        f"- {c.path}: {_verbs(c)}" + (f" ({', '.join(c.places)})" if c.places else "")
+        f"- {c.path}"
+        if brief
+        else f"- {c.path}: {_verbs(c)}" + (f" ({', '.join(c.places)})" if c.places else "")
         for c in changes
         if c.path not in scratch
     ]
@@ -152,7 +167,7 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
     changes = changed_files(found)
     states, summary = states_of_tests(found)
     built = [
-        Section("Files Changed", tuple(_file_lines(changes))),
+        Section("Files Changed", tuple(_file_lines(changes)), tuple(_file_lines(changes, True))),
         Section("Errors", tuple(_error_lines(seen_errors(found)))),
         Section("Tests", tuple(_test_lines(states, summary))),
         Section("Commands", tuple(_run_lines(command_runs(found)))),
@@ -166,16 +181,19 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
 
 
 def _shares(found: Sequence[Section], budget: int) -> dict[str, int]:
-    """Each section's budget: weighted shares, what a section does not need going to the rest."""
+    """Each section's budget: its floor (the brief form of Files Changed, up to half of the
+    budget), then weighted shares, what a section does not need going to the rest."""
+    floors = {s.heading: min(s.floor, budget // 2) for s in found}
     shares: dict[str, int] = {}
-    left = budget - 2 * len(found)  # the blank lines between sections
-    pending = sorted(found, key=lambda s: s.size / _WEIGHTS[s.heading])
+    left = budget - 2 * len(found) - sum(floors.values())  # less the blank lines between
+    pending = sorted(found, key=lambda s: (s.size - floors[s.heading]) / _WEIGHTS[s.heading])
     while pending:
         weight = sum(_WEIGHTS[s.heading] for s in pending)
         section = pending.pop(0)
-        share = int(max(left, 0) * _WEIGHTS[section.heading] / weight)
-        shares[section.heading] = min(section.size, share)
-        left -= shares[section.heading]
+        extra = int(max(left, 0) * _WEIGHTS[section.heading] / weight)
+        extra = min(section.size - floors[section.heading], extra)
+        shares[section.heading] = floors[section.heading] + extra
+        left -= extra
     return shares
 
 
