@@ -10,7 +10,7 @@ from producer.contract import FallbackReason
 from producer.settings import Settings
 from tests.unit.test_compaction import FixedProvider, job, run
 from worker.compaction.compact import compact
-from worker.compaction.summary import END_MARKER
+from worker.compaction.summary import END_MARKER, finish, problems
 from worker.model.calls import Route
 from worker.model.guard import CallGuard
 from worker.model.providers.base import Completion, ModelRequest
@@ -111,3 +111,19 @@ def test_a_request_kept_beside_the_summary_is_quoted_short_in_the_active_task() 
     assert "> Support invoices in euros." in result.summary  # a short one is quoted whole
     assert "(quoted in full in the messages kept beside this summary)" in result.summary
     assert long_ask not in result.summary
+
+
+def test_a_summary_is_refused_when_it_lacks_its_structure_its_facts_or_fits_no_limit() -> None:
+    facts = "## Files Changed\n- a.py: edited"
+    good = finish(f"## Goal\nShip it.\n\n{facts}", ["the ask"])
+    assert problems(good, 6000, ["the ask"], facts) == []
+    assert problems(good.replace(facts, "## Files Changed\n- b.py"), 6000, ["the ask"], facts) == [
+        "the facts sections are not in the summary verbatim"
+    ]
+    assert problems(good.replace(END_MARKER, ""), 6000, ["the ask"]) == [
+        "the summary does not end with the end marker"
+    ]
+    assert problems(good.replace("## Active Task\n", "## Task\n"), 6000, ["the ask"]) == [
+        "the summary has no Active Task section"
+    ]
+    assert problems(good, 100, ["the ask"])[0].startswith(f"the summary has {len(good)} chars")

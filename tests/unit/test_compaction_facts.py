@@ -551,3 +551,10 @@ def test_files_changed_fall_back_to_their_paths_alone_before_any_is_left_out() -
     text = render([files, other], 1400)
     assert all(p in text for p in paths) and "edited ×3" not in text
     assert len(text) <= 1400
+
+
+def test_a_huge_line_of_dotted_words_is_read_by_its_start_without_backtracking() -> None:
+    # Before the segment-wise patterns, this line alone took minutes (the per-test timeout).
+    line = "a.b." * 50_000
+    assert error_lines(f"{line}\n{line}ValueError: late") == []
+    assert error_lines(f"{line[:200]} ValueError: early") == ["ValueError: early"]

@@ -172,8 +172,9 @@ def _summarize(
 
     def check(completion: Completion) -> None:
         _check(completion, request, ground)
-        made = with_facts(completion.text, plan.facts_for(completion.text), plan.requests)
-        wrong = problems(made, plan.limit, plan.requests)
+        facts = plan.facts_for(completion.text)
+        made = with_facts(completion.text, facts, plan.requests)
+        wrong = problems(made, plan.limit, plan.requests, facts)
         if wrong:
             raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 

@@ -218,9 +218,11 @@ def _drop_sections(body: str, headings: frozenset[str]) -> str:
     return "\n".join(out)
 
 
-def problems(summary: str, max_chars: int, requests: Sequence[str]) -> list[str]:
+def problems(summary: str, max_chars: int, requests: Sequence[str], facts: str = "") -> list[str]:
     """Why ``summary`` must not replace anything (empty when it may): structure and size."""
     found: list[str] = []
+    if facts and facts not in summary:
+        found.append("the facts sections are not in the summary verbatim")
     if not summary.startswith(BANNER) or summary.count(BANNER) != 1:
         found.append("the summary does not open with exactly one banner")
     if "\n## Active Task\n" not in summary:

@@ -25,7 +25,7 @@ _LINE_NUMBERED = re.compile(r"^\s*\d+(?:[\t→:|]|\s{2,})")  # a listing: cat -n
 _CODE = re.compile(r"\b(?:raise|except|throw|catch|def|class|return|assert|import)\b")
 _PATTERNS = (
     re.compile(
-        r"^\s*(?:E\s+)?((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Failure|Interrupt)\b:?.*)$"
+        r"^\s*(?:E\s+)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Failure|Interrupt)\b:?.*)$"
     ),
     re.compile(r"^\s*E\s{2,}(Failed: .+|assert .+)$"),
     re.compile(
@@ -44,10 +44,10 @@ _PATTERNS = (
         r"Segmentation fault).*)$"
     ),
     # an exception a script caught and printed: "check failed with TypeError: …"
-    re.compile(r"^.*?\b((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception): \S.*)$"),
+    re.compile(r"\b((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*)$"),
 )
 _FAILED_BECAUSE = re.compile(
-    r"^(?:FAILED|ERROR) \S+ - ((?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b.*)$"
+    r"^(?:FAILED|ERROR) \S+ - ((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b.*)$"
 )
 _TAG = re.compile(r"</?[a-z_]+>")
 _NOT_VERDICT = re.compile(
@@ -56,6 +56,7 @@ _NOT_VERDICT = re.compile(
 _FOLD_QUOTED = re.compile(r"(['\"`]).*?\1")
 _FOLD_NUMBER = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,40}\b|\d+", re.I)
 _MAX_PER_OUTPUT = 5
+_MAX_SCAN = 1000
 _TEST_STATUS = re.compile(r"^\s*(?:ERROR|FAIL|FAILED|PASSED|ok)\b:? +[\w./:\[\]-]+(?: \(|$| - )")
 _MAX_LINE = 240
 
@@ -78,9 +79,10 @@ def _fold(line: str) -> str:
 def error_lines(output: str) -> list[str]:
     """The error lines of one tool output, at most a few, in order."""
     found: list[str] = []
-    for raw in output.splitlines():
+    for whole in output.splitlines():
         if len(found) >= _MAX_PER_OUTPUT:
             break
+        raw = whole[:_MAX_SCAN]  # a long line (minified code, JSON) is read by its start only
         if _LINE_NUMBERED.match(raw) or raw.lstrip().startswith(("+", "-", "#", "//", ">>>")):
             continue
         failed = _FAILED_BECAUSE.match(raw)
@@ -90,7 +92,7 @@ def error_lines(output: str) -> list[str]:
         if _TEST_STATUS.match(raw):
             continue  # a test runner's status line: a test's state, read by ``testruns``
         for pattern in _PATTERNS:
-            match = pattern.match(raw)
+            match = pattern.search(raw)
             if match and not _CODE.search(match.group(1).split(":", 1)[0]):
                 line = match.group(1).strip()[:_MAX_LINE]
                 if line not in found:
