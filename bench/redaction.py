@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tersify.worker.redact import Redactor, find_secrets  # noqa: E402
 from tests.fakesecrets import command_output  # noqa: E402
-from worker.redact import Redactor, find_secrets  # noqa: E402
 
 SEED = 20261125
 CORPORA = (ROOT / "tests" / "corpus", ROOT / "tests" / "corpus-sample")

@@ -18,10 +18,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from producer.contract import ToolType
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import fallback_truncate
-from worker.summarize.grounding import Source, unsupported
+from tersify.contract import ToolType
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.summarize.grounding import Source, unsupported
 
 BUDGET = 2_000
 BUDGET_SECONDS = 300.0

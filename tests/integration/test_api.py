@@ -14,15 +14,15 @@ import httpx
 import pytest
 import redis
 
-from producer.client import redis_client
-from producer.contract import Method, SummaryResult
-from producer.settings import Settings
-from producer.spill import SpillStore
+from tersify.contract import Method, SummaryResult
+from tersify.settings import Settings
+from tersify.store.redis_url import redis_client
+from tersify.text.spill import SpillStore
+from tersify.worker.api.openapi import DOCUMENT, render
+from tersify.worker.processes.group import GroupProcess
+from tersify.worker.processes.redis_server import LocalRedis
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import free_port, tersify_argv
-from worker.api.openapi import DOCUMENT, render
-from worker.processes.group import GroupProcess
-from worker.processes.redis_server import LocalRedis
-from worker.processes.worker_process import WorkerProcess
 
 TOKEN = "tok-full-access-0123456789abcdef"
 SCOPED = "tok-team-a-only-0123456789abcdef"

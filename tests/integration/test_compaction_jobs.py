@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from producer import keys
-from producer.client import Producer
-from producer.compaction import CompactionMethod
-from producer.contract import FallbackReason
-from producer.settings import Settings
+from tersify.chat.compaction import CompactionMethod
+from tersify.client import Producer
+from tersify.contract import FallbackReason
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.compaction.summary import BANNER, END_MARKER
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import read_entries, session_file
 from tests.fakemodel import FakeModelServer, status
 from tests.helpers import free_port, wait_for
 from tests.integration.conftest import provider_env
 from tests.integration.test_metrics import scrape, total
-from worker.compaction.summary import BANNER, END_MARKER
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import read_entries, session_file
 
 StartWorker = Callable[..., WorkerProcess]
 LATEST_REQUEST = "Now update CHANGELOG.md with the fix, please."

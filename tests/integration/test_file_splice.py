@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
-from producer.client import Producer
-from producer.contract import LineRange, Method, ToolType
+from tersify.client import Producer
+from tersify.contract import LineRange, Method, ToolType
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.shrink.hashlines import hashline
 from tests.fakemodel import FakeModelServer, ok
 from tests.integration.conftest import provider_env
-from worker.processes.worker_process import WorkerProcess
-from worker.shrink.hashlines import hashline
 
 SOURCE = [f"def helper_{i}(value):\n    return value + {i}\n" for i in range(150)]
 LINES = "".join(SOURCE).splitlines()

@@ -8,15 +8,15 @@ from typing import Any
 
 import redis
 
-from producer.client import Producer
-from producer.contract import Queue
-from producer.settings import Settings
-from producer.spill import SpillStore
+from tersify.client import Producer
+from tersify.contract import Queue
+from tersify.settings import Settings
+from tersify.text.spill import SpillStore
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import session_files
 from tests.helpers import tersify, wait_for
 from tests.integration.test_api import SCOPED, ApiServer, client, start_api  # noqa: F401
 from tests.integration.test_compaction_jobs import openai_history
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import session_files
 
 StartWorker = Callable[..., WorkerProcess]
 SHARED = "".join(f"shared line {i}: the same output in two sessions\n" for i in range(200))

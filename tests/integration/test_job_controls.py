@@ -13,17 +13,17 @@ import pytest
 import redis
 from pydantic import SecretStr
 
-from producer import keys
-from producer.cancel import JobState
-from producer.client import Producer
-from producer.contract import FallbackReason, Method, SummaryResult
-from producer.settings import Settings
-from producer.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from tersify.client import Producer
+from tersify.client.cancel import JobState
+from tersify.contract import FallbackReason, Method, SummaryResult
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, ok
 from tests.helpers import tersify, wait_for
 from tests.integration.conftest import provider_env
 from tests.integration.test_api import TOKENS, ApiServer, client, summary_body
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 OUTPUT = "".join(f"{i:04d} INFO request {i} served in {i % 97} ms\n" for i in range(600))

@@ -18,10 +18,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.processes.group import GroupProcess
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import free_port, tersify_argv
-from worker.processes.group import GroupProcess
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 COMMITS = 300

@@ -7,14 +7,13 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
-from producer import keys
-from producer.aio import AsyncProducer
-from producer.client import Producer
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.client import AsyncProducer, Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import session_file
 from tests.helpers import wait_for
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import session_file
 
 LONG = "\n".join(f"step {i}: compiled" for i in range(300)) + "\nerror: link failed\n"
 

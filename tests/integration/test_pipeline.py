@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from producer import keys
-from producer.classify import classify
-from producer.client import Producer
-from producer.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
-from producer.settings import Settings
+from tersify.classify import classify
+from tersify.client import Producer
+from tersify.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.cli.demo import Example, load_examples
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import read_entries, session_file
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
 from tests.helpers import wait_for
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
-from worker.cli.demo import Example, load_examples
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import read_entries, session_file
 
 EXAMPLES = load_examples()
 StartWorker = Callable[..., WorkerProcess]

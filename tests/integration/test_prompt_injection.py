@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from producer.client import Producer
-from producer.contract import Method
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
 from tests.integration.conftest import provider_env
 from tests.unit.test_fence import lures
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 FILLER = "".join(f"step {i}: compiled module_{i}.c\n" for i in range(80))

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from producer.client import Producer
-from producer.compaction import CompactionMethod
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.chat.compaction import CompactionMethod
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests import fakesecrets
 from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_TIMEOUT_SECONDS = 60
 # The first throughput run installs the peers' env (about a minute) before measuring four systems.
@@ -55,6 +57,7 @@ def summary_fields(line: str) -> dict[str, str]:
 def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
     script: str, argv: list[str], prefix: str, expected: set[str], timeout: float
 ) -> None:
+
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), *argv],
         cwd=ROOT,

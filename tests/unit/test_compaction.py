@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from producer.compaction import CompactionJob, CompactionMethod, CompactionResult, MessageShape
-from producer.contract import FallbackReason, utcnow
-from producer.errors import InvalidJobError, ProviderError
-from producer.messages import parse
-from producer.pairs import repair, repair_messages
-from producer.settings import Settings
-from worker.compaction.compact import compact
-from worker.compaction.cuts import cut
-from worker.compaction.prompt import build_request
-from worker.compaction.summary import (
+from tersify.chat.compaction import CompactionJob, CompactionMethod, CompactionResult, MessageShape
+from tersify.chat.messages import parse
+from tersify.chat.pairs import repair, repair_messages
+from tersify.contract import FallbackReason, utcnow
+from tersify.errors import InvalidJobError, ProviderError
+from tersify.settings import Settings
+from tersify.worker.compaction.compact import compact
+from tersify.worker.compaction.cuts import cut
+from tersify.worker.compaction.prompt import build_request
+from tersify.worker.compaction.summary import (
     BANNER,
     BANNERS,
     END_MARKER,
@@ -28,9 +28,9 @@ from worker.compaction.summary import (
     unwrap,
     with_banner,
 )
-from worker.model.calls import Route
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.calls import Route
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 

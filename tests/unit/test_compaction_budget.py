@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from producer.compaction import CompactionJob, CompactionMethod
-from producer.contract import FallbackReason
-from producer.settings import Settings
+from tersify.chat.compaction import CompactionJob, CompactionMethod
+from tersify.contract import FallbackReason
+from tersify.settings import Settings
+from tersify.worker.compaction.compact import compact
+from tersify.worker.compaction.summary import END_MARKER, finish, problems
+from tersify.worker.model.calls import Route
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest
 from tests.unit.test_compaction import FixedProvider, job, run
-from worker.compaction.compact import compact
-from worker.compaction.summary import END_MARKER, finish, problems
-from worker.model.calls import Route
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 ERROR = "KeyError: 'currency'"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from producer.settings import Settings
-from worker.cli import eval_compaction
-from worker.quality.compaction_eval import evaluate_conversations
-from worker.quality.conversations import Fact, FactKind, load_conversations, normalize
+from tersify.settings import Settings
+from tersify.worker.cli import eval_compaction
+from tersify.worker.quality.compaction_eval import evaluate_conversations
+from tersify.worker.quality.conversations import Fact, FactKind, load_conversations, normalize
 
 Msg = dict[str, Any]
 ERROR = "ModuleNotFoundError: No module named 'yaml'"

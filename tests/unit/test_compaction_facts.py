@@ -13,16 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from producer.messages import Turn, parse
-from worker.compaction.facts.actions import Status, actions, observations
-from worker.compaction.facts.commands import command_runs, normalized
-from worker.compaction.facts.decisions import decisions
-from worker.compaction.facts.errors import error_lines, seen_errors
-from worker.compaction.facts.files import changed_files, is_path, read_files
-from worker.compaction.facts.sections import Section, render, sections
-from worker.compaction.facts.shell import parse_command
-from worker.compaction.facts.tasks import plan, requests
-from worker.compaction.facts.testruns import last_summary, reported, states_of_tests
+from tersify.chat.messages import Turn, parse
+from tersify.worker.compaction.facts.actions import Status, actions, observations
+from tersify.worker.compaction.facts.commands import command_runs, normalized
+from tersify.worker.compaction.facts.decisions import decisions
+from tersify.worker.compaction.facts.errors import error_lines, seen_errors
+from tersify.worker.compaction.facts.files import changed_files, is_path, read_files
+from tersify.worker.compaction.facts.sections import Section, render, sections
+from tersify.worker.compaction.facts.shell import parse_command
+from tersify.worker.compaction.facts.tasks import plan, requests
+from tersify.worker.compaction.facts.testruns import last_summary, reported, states_of_tests
 
 Msg = dict[str, Any]
 

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.messages import parse
-from worker.compaction.facts.sections import Section, render, sections
-from worker.compaction.summary import BANNER, END_MARKER, fallback_summary, problems
+from tersify.chat.messages import parse
+from tersify.worker.compaction.facts.sections import Section, render, sections
+from tersify.worker.compaction.summary import BANNER, END_MARKER, fallback_summary, problems
 
 Msg = dict[str, Any]
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from producer.classify import classify
-from producer.contract import PendingSummary, ToolType
+from tersify.classify import classify
+from tersify.contract import PendingSummary, ToolType
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from tersify.worker.summarize.prompts import build_request
 from tests.corpus import Case, kept, load_case, load_cases
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
-from worker.summarize.prompts import build_request
 
 BUDGET = 2_000
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.cli import eval as eval_cmd
+from tersify.worker.cli import main
+from tersify.worker.quality.corpus import load_cases
+from tersify.worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 from tests.corpus import CORPUS_DIR
-from worker.cli import eval as eval_cmd
-from worker.cli import main
-from worker.quality.corpus import load_cases
-from worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 
 TAIL_FACT = "error: the build failed at step 7"
 FLOORS = {"extractive": 76.0, "fallback": 74.0}

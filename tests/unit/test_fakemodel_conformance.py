@@ -12,6 +12,7 @@ import openai
 import pytest
 from pydantic import SecretStr
 
+from tersify.worker.model.providers import AnthropicProvider, ModelRequest, OpenAIProvider
 from tests.fakemodel import (
     SUMMARY_PREFIX,
     FakeModelServer,
@@ -22,7 +23,6 @@ from tests.fakemodel import (
     ok,
     status,
 )
-from worker.model.providers import AnthropicProvider, ModelRequest, OpenAIProvider
 
 TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
 USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"

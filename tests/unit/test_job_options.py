@@ -7,13 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from producer.contract import JobOptions
-from producer.errors import InvalidJobError
-from producer.jobs import build_job
-from producer.options import callback_allowed, summarizes
-from producer.settings import Settings
-from producer.webhooks import signature, verify
-from worker.summarize.summarizer import job_settings
+from tersify.client.jobs import build_job
+from tersify.client.options import callback_allowed, summarizes
+from tersify.contract import JobOptions
+from tersify.errors import InvalidJobError
+from tersify.settings import Settings
+from tersify.store.webhooks import signature, verify
+from tersify.worker.summarize.summarizer import job_settings
 
 SECRET = SecretStr("whsec-test-0123456789abcdef")
 SETTINGS = Settings(

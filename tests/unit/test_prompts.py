@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.contract import LineRange, PendingSummary, ToolType
-from worker.shrink.hashlines import hashline, line_hash
-from worker.summarize.prompts import FOCUS, build_request, spliced
+from tersify.contract import LineRange, PendingSummary, ToolType
+from tersify.worker.shrink.hashlines import hashline, line_hash
+from tersify.worker.summarize.prompts import FOCUS, build_request, spliced
 
 TAG = re.compile(r"<(tool_output_[0-9a-f]{16})>")
 

@@ -12,9 +12,17 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from producer.settings import ProviderName, Settings
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.settings import ProviderName, Settings
+from tersify.worker.model.providers import (
+    AnthropicProvider,
+    ClientPool,
+    ModelRequest,
+    OpenAIProvider,
+    make_provider,
+)
+from tersify.worker.model.providers.http import HttpProvider, retry_after_seconds
 from tests.fakemodel import (
     SUMMARY_PREFIX,
     Behaviour,
@@ -29,14 +37,6 @@ from tests.fakemodel import (
     slow_drip,
     status,
 )
-from worker.model.providers import (
-    AnthropicProvider,
-    ClientPool,
-    ModelRequest,
-    OpenAIProvider,
-    make_provider,
-)
-from worker.model.providers.http import HttpProvider, retry_after_seconds
 
 SECRET = "sk-test-SECRET-123"
 REQUEST = ModelRequest(

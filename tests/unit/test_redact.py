@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tersify.worker.redact import Redactor, Scope, find_secrets
 from tests import fakesecrets
-from worker.redact import Redactor, Scope, find_secrets
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "redaction.py"
 seeds = st.integers(min_value=0, max_value=2**32 - 1)

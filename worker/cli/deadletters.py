@@ -6,8 +6,8 @@ import argparse
 import json
 from datetime import UTC, datetime
 
-from producer.contract import DeadLetterReason, Queue
-from producer.settings import Settings
+from tersify.contract import DeadLetterReason, Queue
+from tersify.settings import Settings
 
 REASONS = [reason.value for reason in DeadLetterReason]
 
@@ -36,8 +36,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     try:
@@ -59,8 +59,8 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     try:
@@ -75,8 +75,9 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer, redis_client
-    from worker.jobs import deadletter
+    from tersify.client import Producer
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     failed = 0
@@ -96,8 +97,8 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _purge(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     if not (args.ids or args.reason or args.all):
         print("tersify: say which records to purge: IDs, --reason REASON or --all")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 SPLITS = ("tune", "check")
 KINDS = ("task", "file", "error", "test", "decision", "remains")
@@ -45,8 +45,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Compact every conversation of the corpus without a model and print the scores."""
-    from worker.quality.compaction_eval import evaluate_conversations
-    from worker.quality.conversations import conversation_paths, load_conversations
+    from tersify.worker.quality.compaction_eval import evaluate_conversations
+    from tersify.worker.quality.conversations import conversation_paths, load_conversations
 
     directory: Path = args.corpus_dir
     if not directory.is_dir():

@@ -10,12 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from producer.messages import Turn
-from producer.text import elide
-from worker.compaction.facts.sections import MIN_FACTS_CHARS, Section, render, render_size, sections
-from worker.compaction.summary import finish, open_requests, unwrap
+from tersify.chat.messages import Turn
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.text import elide
+from tersify.worker.compaction.facts.sections import (
+    MIN_FACTS_CHARS,
+    Section,
+    render,
+    render_size,
+    sections,
+)
+from tersify.worker.compaction.summary import finish, open_requests, unwrap
 
 Context = tuple[Sequence[Turn], Sequence[Turn]]
 """The whole conversation, and the messages kept verbatim beside the summary."""

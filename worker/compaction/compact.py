@@ -21,23 +21,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from producer.compaction import (
+from tersify.chat.compaction import (
     CompactionJob,
     CompactionMethod,
     CompactionResult,
     PassthroughReason,
 )
-from producer.contract import FallbackReason, utcnow
-from producer.errors import ProviderError
-from producer.messages import Conversation, Role, Turn, parse, text_turn
-from producer.pairs import repair
-from producer.settings import Settings
-from worker.compaction.budget import Context, Plan
-from worker.compaction.cuts import cut
-from worker.compaction.facts.sections import render
-from worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
-from worker.compaction.redaction import for_model
-from worker.compaction.summary import (
+from tersify.chat.messages import Conversation, Role, Turn, parse, text_turn
+from tersify.chat.pairs import repair
+from tersify.contract import FallbackReason, utcnow
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.worker.compaction.budget import Context, Plan
+from tersify.worker.compaction.cuts import cut
+from tersify.worker.compaction.facts.sections import render
+from tersify.worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
+from tersify.worker.compaction.redaction import for_model
+from tersify.worker.compaction.summary import (
     fallback_summary,
     finish,
     is_summary,
@@ -46,10 +46,10 @@ from worker.compaction.summary import (
     unwrap,
     with_facts,
 )
-from worker.model.calls import Route, ask
-from worker.model.providers.base import Completion, ModelRequest
-from worker.model.tokens import estimate_tokens
-from worker.redact import Redactor, Scope
+from tersify.worker.model.calls import Route, ask
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.tokens import estimate_tokens
+from tersify.worker.redact import Redactor, Scope
 
 DEFAULT_MAX_SUMMARY_CHARS = 16_000
 

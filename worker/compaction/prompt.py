@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from producer.messages import Turn
-from producer.text import elide, truncate
-from worker.compaction.summary import TEMPLATE, unwrap
-from worker.model.fence import Fence, escape
-from worker.model.providers.base import ModelRequest
+from tersify.chat.messages import Turn
+from tersify.text import elide, truncate
+from tersify.worker.compaction.summary import TEMPLATE, unwrap
+from tersify.worker.model.fence import Fence, escape
+from tersify.worker.model.providers.base import ModelRequest
 
 DEFAULT_MAX_INPUT_CHARS = 50_000
 DEFAULT_MAX_TOKENS = 2048

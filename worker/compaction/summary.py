@@ -13,11 +13,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from producer.messages import Role, Turn
-from producer.text import elide, truncate
-from worker.compaction.facts.actions import observations
-from worker.compaction.facts.sections import HEADINGS, MIN_FACTS_CHARS, render, sections
-from worker.compaction.facts.tasks import is_request
+from tersify.chat.messages import Role, Turn
+from tersify.text import elide, truncate
+from tersify.worker.compaction.facts.actions import observations
+from tersify.worker.compaction.facts.sections import HEADINGS, MIN_FACTS_CHARS, render, sections
+from tersify.worker.compaction.facts.tasks import is_request
 
 BANNER = (
     "[EARLIER TURNS SUMMARIZED · REFERENCE ONLY]\n"

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import redis
 import structlog
 
-from producer import keys, payloads
-from producer.contract import DeadLetterReason, Queue
-from producer.errors import InvalidJobError
-from producer.wire import parse_message
-from worker.metrics.jobs import DEAD_LETTERS
+from tersify.contract import DeadLetterReason, Queue
+from tersify.errors import InvalidJobError
+from tersify.store import keys, payloads
+from tersify.store.wire import parse_message
+from tersify.worker.metrics.jobs import DEAD_LETTERS
 
 if TYPE_CHECKING:
-    from producer.client import Producer
+    from tersify.client import Producer
 
 log = structlog.get_logger("tersify.deadletter")
 

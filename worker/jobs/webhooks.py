@@ -19,8 +19,9 @@ import redis
 import structlog
 from pydantic import SecretStr, ValidationError
 
-from producer import keys, webhooks
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.store import keys, webhooks
+from tersify.store.commands import execute
 
 log = structlog.get_logger("tersify.webhooks")
 
@@ -89,9 +90,8 @@ class WebhookSender:
         log.warning("webhook_failed", error=error, **facts)
         delay = self._settings.webhook_retry_base_seconds * 2 ** (attempt - 1)
         try:
-            webhooks.schedule(
-                self._redis, item.model_copy(update={"attempt": attempt}).dump(), delay
-            )
+            retry = item.model_copy(update={"attempt": attempt}).dump()
+            execute(self._redis, webhooks.schedule(retry, delay))
         except redis.RedisError as exc:
             log.error("webhook_lost", error=type(exc).__name__, **facts)
         return False

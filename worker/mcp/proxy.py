@@ -23,12 +23,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from producer.aio import AsyncProducer
-from producer.contract import Queue
-from producer.errors import InvalidJobError, JobNotFoundError, TersifyError
-from producer.outputs import DEFAULT_LIMIT
-from producer.settings import Settings
-from worker.mcp.results import (
+from tersify.client import AsyncProducer
+from tersify.client.outputs import DEFAULT_LIMIT
+from tersify.contract import Queue
+from tersify.errors import InvalidJobError, JobNotFoundError, TersifyError
+from tersify.settings import Settings
+from tersify.worker.mcp.results import (
     READ_TOOL,
     READ_TOOL_SPEC,
     command_of,

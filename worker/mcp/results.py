@@ -7,8 +7,8 @@ from typing import Any, Final
 
 import mcp.types as types
 
-from producer.contract import SummaryResult
-from producer.outputs import DEFAULT_LIMIT, MAX_GREP_CHARS, MAX_LIMIT, OutputRange
+from tersify.client.outputs import DEFAULT_LIMIT, MAX_GREP_CHARS, MAX_LIMIT, OutputRange
+from tersify.contract import SummaryResult
 
 READ_TOOL: Final = "tersify_read"
 

@@ -16,16 +16,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from producer.compaction import CompactionJob, CompactionResult
-from producer.messages import parse
-from producer.pairs import repair
-from producer.settings import Settings
-from worker.compaction.compact import compact
-from worker.compaction.summary import strip_banner
-from worker.model.calls import Route
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest
-from worker.quality.conversations import Conversation, Fact, FactKind, normalize
+from tersify.chat.compaction import CompactionJob, CompactionResult
+from tersify.chat.messages import parse
+from tersify.chat.pairs import repair
+from tersify.settings import Settings
+from tersify.worker.compaction.compact import compact
+from tersify.worker.compaction.summary import strip_banner
+from tersify.worker.model.calls import Route
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.quality.conversations import Conversation, Fact, FactKind, normalize
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from producer.classify import classify
-from producer.contract import PendingSummary, ToolType
-from worker.quality.corpus import Case
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
-from worker.summarize.prompts import build_request
+from tersify.classify import classify
+from tersify.contract import PendingSummary, ToolType
+from tersify.worker.quality.corpus import Case
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from tersify.worker.summarize.prompts import build_request
 
 
 class EvalMethod(StrEnum):

@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, AhoCorasick, BytesAhoCorasick, Implementation
 
-from producer.contract import PendingSummary, SummaryResult
-from worker.redact.rules import RULES, WORD_CHARS, Rule
+from tersify.contract import PendingSummary, SummaryResult
+from tersify.worker.redact.rules import RULES, WORD_CHARS, Rule
 
 PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_]+#[0-9]+\]")
 

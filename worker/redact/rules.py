@@ -22,7 +22,7 @@ from detect_secrets.plugins.openai import OpenAIDetector
 from detect_secrets.plugins.pypi_token import PypiTokenDetector
 from detect_secrets.plugins.sendgrid import SendGridDetector
 
-from worker.redact.checks import (
+from tersify.worker.redact.checks import (
     Check,
     azure_secret,
     encoded_pem,

@@ -8,12 +8,12 @@ baseline it is measured against.
 
 from __future__ import annotations
 
-from producer.classify.sanitize import sanitize
-from producer.contract import LineRange, ToolType
-from worker.shrink.engine import Plan, shrink_lines
-from worker.shrink.files import summarize_file
-from worker.shrink.reflow import as_doc
-from worker.shrink.textcut import clip, head_end, marker, tail_start
+from tersify.contract import LineRange, ToolType
+from tersify.text.sanitize import sanitize
+from tersify.worker.shrink.engine import Plan, shrink_lines
+from tersify.worker.shrink.files import summarize_file
+from tersify.worker.shrink.reflow import as_doc
+from tersify.worker.shrink.textcut import clip, head_end, marker, tail_start
 
 HEAD_RATIO: dict[ToolType, float] = {
     ToolType.FILE_CONTENT: 0.7,

@@ -12,13 +12,13 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from producer.classify.signals import Kind
-from producer.contract import LineRange, ToolType
-from worker.shrink.document import Doc, newlines_before
-from worker.shrink.engine import Candidate, Plan, salient, shrink_lines
-from worker.shrink.hashlines import line_hash, source_lines
-from worker.shrink.render import gap_marker
-from worker.shrink.textcut import clip
+from tersify.contract import LineRange, ToolType
+from tersify.text.signals import Kind
+from tersify.worker.shrink.document import Doc, newlines_before
+from tersify.worker.shrink.engine import Candidate, Plan, salient, shrink_lines
+from tersify.worker.shrink.hashlines import line_hash, source_lines
+from tersify.worker.shrink.render import gap_marker
+from tersify.worker.shrink.textcut import clip
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
 _DEFINITION = re.compile(

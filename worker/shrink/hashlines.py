@@ -6,7 +6,7 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from producer.textcut import split_lines
+from tersify.text.cut import split_lines
 
 # "   12\tcode" (cat -n) and "    12→code" (agent read tools) number a file's lines already.
 _NUMBERED = re.compile(r"^\s*(\d+)(?:\t|→)")

@@ -16,9 +16,9 @@ import redis
 import structlog
 from pydantic import ValidationError
 
-from producer import keys
-from producer.contract import PendingSummary, SummaryResult
-from worker.store.sessionlog import SessionLog
+from tersify.contract import PendingSummary, SummaryResult
+from tersify.store import keys
+from tersify.worker.store.sessionlog import SessionLog
 
 log = structlog.get_logger("tersify.sessionlog")
 

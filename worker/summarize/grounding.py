@@ -15,11 +15,11 @@ from enum import StrEnum
 
 import structlog
 
-from producer.classify.sanitize import sanitize
-from producer.contract import FallbackReason, PendingSummary
-from producer.errors import ProviderError
-from producer.settings import Settings
-from worker.summarize.prompts import CUT_NOTE, FOCUS, SYSTEM_TEMPLATE
+from tersify.contract import FallbackReason, PendingSummary
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.text.sanitize import sanitize
+from tersify.worker.summarize.prompts import CUT_NOTE, FOCUS, SYSTEM_TEMPLATE
 
 log = structlog.get_logger(__name__)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 
-from producer.classify.sanitize import sanitize
-from producer.contract import LineRange, PendingSummary, ToolType
-from worker.model.fence import Fence
-from worker.model.providers.base import ModelRequest
-from worker.model.tokens import answer_token_cap
-from worker.shrink.fallback import model_view
-from worker.shrink.files import file_part, file_view, range_text, relevant_range
-from worker.shrink.textcut import clip
+from tersify.contract import LineRange, PendingSummary, ToolType
+from tersify.text.sanitize import sanitize
+from tersify.worker.model.fence import Fence
+from tersify.worker.model.providers.base import ModelRequest
+from tersify.worker.model.tokens import answer_token_cap
+from tersify.worker.shrink.fallback import model_view
+from tersify.worker.shrink.files import file_part, file_view, range_text, relevant_range
+from tersify.worker.shrink.textcut import clip
 
 FOCUS: dict[ToolType, str] = {
     ToolType.FILE_CONTENT: (

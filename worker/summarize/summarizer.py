@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 import structlog
 
-from producer.contract import FallbackReason, Method, PendingSummary, ToolType
-from producer.errors import ProviderError
-from producer.settings import Settings
-from worker.model.calls import Route, ask
-from worker.redact import Redactor, Scope
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import fallback_truncate
-from worker.summarize.grounding import check_grounding
-from worker.summarize.prompts import build_request, spliced
+from tersify.contract import FallbackReason, Method, PendingSummary, ToolType
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.worker.model.calls import Route, ask
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.summarize.grounding import check_grounding
+from tersify.worker.summarize.prompts import build_request, spliced
 
 log = structlog.get_logger("tersify.summarize")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from producer.messages import Role, Turn
+from tersify.chat.messages import Role, Turn
 
 
 class Status(StrEnum):

@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from worker.compaction.facts.actions import Action, Status
-from worker.compaction.facts.shell import parse_command, program
+from tersify.worker.compaction.facts.actions import Action, Status
+from tersify.worker.compaction.facts.shell import parse_command, program
 
 _FILTERS = re.compile(r"(\s*2>&1)?(\s*\|\s*(head|tail|grep|less|cat|wc)\b[^|]*)*\s*$")
 _LOOK = frozenset(

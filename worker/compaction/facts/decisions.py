@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from producer.messages import Role, Turn
+from tersify.chat.messages import Role, Turn
 
 _STATES = re.compile(
     r"\b(root cause|the (?:real |actual |underlying )?(?:issue|problem|bug|cause|culprit) "

@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from worker.compaction.facts.actions import Action, Status
-from worker.compaction.facts.commands import normalized, prints_files
-from worker.compaction.facts.testruns import FAILING as _FAILING
-from worker.compaction.facts.testruns import last_summary
+from tersify.worker.compaction.facts.actions import Action, Status
+from tersify.worker.compaction.facts.commands import normalized, prints_files
+from tersify.worker.compaction.facts.testruns import FAILING as _FAILING
+from tersify.worker.compaction.facts.testruns import last_summary
 
 _LINE_NUMBERED = re.compile(r"^\s*\d+(?:[\t→:|]|\s{2,})")  # a listing: cat -n, nl, Read
 _CODE = re.compile(r"\b(?:raise|except|throw|catch|def|class|return|assert|import)\b")

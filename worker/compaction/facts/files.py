@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from worker.compaction.facts.actions import Action
-from worker.compaction.facts.shell import parse_command, program
+from tersify.worker.compaction.facts.actions import Action
+from tersify.worker.compaction.facts.shell import parse_command, program
 
 _EDIT_ARGUMENTS = {
     "edit": ("file_path", "path"),

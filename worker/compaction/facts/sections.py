@@ -13,15 +13,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from producer.messages import Turn
-from producer.text import elide
-from worker.compaction.facts.actions import Status, actions
-from worker.compaction.facts.commands import CommandRun, command_runs
-from worker.compaction.facts.decisions import decisions
-from worker.compaction.facts.errors import SeenError, seen_errors
-from worker.compaction.facts.files import FileChange, changed_files, read_files
-from worker.compaction.facts.tasks import PlanItem, plan, requests
-from worker.compaction.facts.testruns import TestState, states_of_tests
+from tersify.chat.messages import Turn
+from tersify.text import elide
+from tersify.worker.compaction.facts.actions import Status, actions
+from tersify.worker.compaction.facts.commands import CommandRun, command_runs
+from tersify.worker.compaction.facts.decisions import decisions
+from tersify.worker.compaction.facts.errors import SeenError, seen_errors
+from tersify.worker.compaction.facts.files import FileChange, changed_files, read_files
+from tersify.worker.compaction.facts.tasks import PlanItem, plan, requests
+from tersify.worker.compaction.facts.testruns import TestState, states_of_tests
 
 HEADINGS = (
     "Files Changed",

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from producer.messages import Role, Turn
-from worker.compaction.facts.actions import Action, observations
+from tersify.chat.messages import Role, Turn
+from tersify.worker.compaction.facts.actions import Action, observations
 
 _LISTS = ("todos", "plan", "task_list", "tasks", "items")
 _TEXTS = ("content", "step", "title", "description", "task", "text")

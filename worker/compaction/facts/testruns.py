@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from worker.compaction.facts.actions import Action, Status
-from worker.compaction.facts.commands import normalized
+from tersify.worker.compaction.facts.actions import Action, Status
+from tersify.worker.compaction.facts.commands import normalized
 
 _PASS, _FAIL, _SKIP = "passed", "failed", "skipped"
 _STATES = {

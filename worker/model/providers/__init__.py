@@ -6,11 +6,11 @@ One module per wire format over a shared httpx client stack (``pool``); imports 
 
 from __future__ import annotations
 
-from producer.settings import ProviderName, Settings
-from worker.model.providers.anthropic import AnthropicProvider
-from worker.model.providers.base import Completion, ModelRequest, Provider
-from worker.model.providers.openai import OpenAIProvider
-from worker.model.providers.pool import ClientPool
+from tersify.settings import ProviderName, Settings
+from tersify.worker.model.providers.anthropic import AnthropicProvider
+from tersify.worker.model.providers.base import Completion, ModelRequest, Provider
+from tersify.worker.model.providers.openai import OpenAIProvider
+from tersify.worker.model.providers.pool import ClientPool
 
 
 def make_provider(

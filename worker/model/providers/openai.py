@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from worker.model.providers.base import Completion, ModelRequest
-from worker.model.providers.http import HttpProvider, malformed, optional_int
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.providers.http import HttpProvider, malformed, optional_int
 
 
 class OpenAIProvider(HttpProvider):
