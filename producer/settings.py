@@ -107,6 +107,12 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a session's last compaction summary is kept for the next; 0: off.",
     )
+    compaction_summary_max_chars: int = Field(
+        6000,
+        ge=2000,
+        le=64_000,
+        description="Longest compaction summary; open requests quoted in full may exceed it.",
+    )
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )
