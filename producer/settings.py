@@ -107,6 +107,12 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a session's last compaction summary is kept for the next; 0: off.",
     )
+    compaction_summary_max_chars: int = Field(
+        6000,
+        ge=2000,
+        le=64_000,
+        description="Longest compaction summary; open requests quoted in full may exceed it.",
+    )
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )
@@ -265,6 +271,19 @@ class Settings(BaseSettings):
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")
+
+    # Quotes in model summaries (owned by worker/summarize/)
+    max_quote_chars: int = Field(
+        1200,
+        ge=0,
+        description="Output lines a model summary quotes by number, copied exactly, besides its "
+        "prose; 0: none.",
+    )
+    openai_response_format: Literal["json_schema", "json_object", "text"] = Field(
+        "json_schema",
+        description="How an OpenAI-compatible server is asked for the JSON answer; `text` for "
+        "servers that refuse `response_format`.",
+    )
 
     def resolved_summary_provider(self) -> ProviderName:
         """The provider summaries use: its own setting, else the main one, else any keyed one."""

@@ -133,6 +133,8 @@ def enqueue(
         message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
         headers = tracing.carrier()
         yield Publish(SUMMARIZE_TASK, message, job.queue, job.job_id, headers)
+    except GeneratorExit:
+        raise  # abandoned, not failed: nothing may be yielded any more
     except BaseException:
         yield from _undo(gate, job, token)
         raise

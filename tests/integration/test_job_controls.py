@@ -121,7 +121,7 @@ def test_a_jobs_model_and_cap_go_to_the_provider(
             options={"model": "tiny-model", "max_summary_chars": 100},
         ).wait(30)
     sent = [r.body["model"] for r in fake_model.requests if r.path.endswith("/chat/completions")]
-    assert sent == ["tiny-model"]
+    assert sent == ["tiny-model", "tiny-model"]  # the oversized answer was sent back once
     assert (capped.method, capped.fallback_reason) == (Method.FALLBACK, FallbackReason.OVERSIZED)
 
 

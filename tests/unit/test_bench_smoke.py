@@ -45,6 +45,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
+    (
+        "quote_tokens.py",
+        ["tests/corpus-sample"],
+        "quote_tokens:",
+        {"old_mean", "lines_mean", "new_mean", "ratio", "new_kept"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
 ]
 
 
