@@ -67,7 +67,20 @@ class WaitHead:
     timeout: float
 
 
-Step = Round | GateScript | Publish | WaitHead
+@dataclass(frozen=True, slots=True)
+class Compute:
+    """CPU work on what Redis returned (decoding and scanning a large output); the answer is
+    ``function(*args)``. The asyncio face runs it on a thread, a bounded number at once, so
+    one large read never holds the event loop."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+COMPUTE_SLOTS = 4
+"""Compute steps an asyncio producer runs at once; more wait their turn (memory stays bounded)."""
+
+Step = Round | GateScript | Publish | WaitHead | Compute
 Operation = Generator[Step, Any, T]
 """An operation: yields steps, is sent their answers, returns its result."""
 

@@ -14,8 +14,8 @@ from tersify.client.outputs import new_output_ref
 from tersify.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
 from tersify.errors import InvalidJobError, invalid_fields
 from tersify.settings import Settings
-from tersify.store import keys
-from tersify.store.commands import Command, command
+from tersify.store import passthroughs
+from tersify.store.commands import Command
 from tersify.text.excerpt import Excerpt, excerpt_of
 
 # The gate's cap: the job's deadline plus time for its fallback to be stored.
@@ -131,17 +131,14 @@ def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
     )
 
 
-PASSTHROUGH_LOG_KEEP = 100_000
-"""Passthrough outputs kept for the session log while no worker drains them; older ones go."""
-
-
-def stage_passthrough_log(job: PendingSummary, result: SummaryResult) -> tuple[Command, ...]:
+def stage_passthrough_log(
+    settings: Settings, job: PendingSummary, result: SummaryResult
+) -> tuple[Command, ...]:
     """The commands that hand a passthrough output and its result to the session log."""
+    # The result's text is the output itself: stored once, put back by the worker that logs it.
+    kept = result.model_dump(mode="json", exclude={"text"})
     entry = json.dumps(
-        {"job": job.model_dump(mode="json"), "result": result.model_dump(mode="json")},
-        ensure_ascii=False,
-    )
-    return (
-        command("lpush", keys.PASSTHROUGH_LOG, entry.encode("utf-8", "surrogatepass")),
-        command("ltrim", keys.PASSTHROUGH_LOG, 0, PASSTHROUGH_LOG_KEEP - 1),
-    )
+        {"job": job.model_dump(mode="json"), "result": kept}, ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
+    ttl, most = settings.payload_ttl_seconds, settings.session_log_pending_max_bytes
+    return passthroughs.stage(job.session_id, job.job_id, entry, ttl, most)

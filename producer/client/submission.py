@@ -41,7 +41,7 @@ from tersify.errors import (
 )
 from tersify.gate.protocol import GateCalls
 from tersify.settings import Settings
-from tersify.store import keys, payloads
+from tersify.store import keys, payloads, sessions
 from tersify.store.commands import Command, command
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
 
@@ -101,7 +101,7 @@ def submit(
         return job, None
     result = passthrough(job, tool_type)
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
-        yield Round(stage_passthrough_log(job, result), "could not log the output")
+        yield Round(stage_passthrough_log(settings, job, result), "could not log the output")
     return job, result
 
 
@@ -128,8 +128,11 @@ def enqueue(
     check_owner(job, owner)  # before anything else is written: nothing to undo
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
+    kept = settings.result_ttl_seconds  # the index outlives everything it names
+    writes += sessions.index_job(job.session_id, job.job_id, kept)
+    writes += sessions.index_payload(job.session_id, digest, kept)
     if job.output_ref is not None:
-        writes += _stage_whole(job, digest, stored, ttl)
+        writes += _stage_whole(job, digest, stored, ttl, kept)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -144,25 +147,30 @@ def enqueue(
         message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
         headers = tracing.carrier()
         yield Publish(SUMMARIZE_TASK, message, job.queue, job.job_id, headers)
+    except GeneratorExit:
+        raise  # abandoned, not failed: nothing may be yielded any more
     except BaseException:
         yield from _undo(gate, job, token)
         raise
 
 
-def _stage_whole(job: PendingSummary, digest: str, stored: str | None, ttl: int) -> list[Command]:
+def _stage_whole(
+    job: PendingSummary, digest: str, stored: str | None, ttl: int, kept: int
+) -> list[Command]:
     """The commands that point ``output_ref`` at the whole output: the job's own payload, or
-    the stored whole text of a cut one (owned by the session, so ``forget`` finds it)."""
+    the stored whole text of a cut one; both named in the session's index (``forget``)."""
     assert job.output_ref is not None
-    if stored is None:
-        return [*stage_output(job.output_ref, job.session_id, digest, ttl)]
-    whole, blob = payloads.encode(stored)
-    owned = keys.session_payloads(job.session_id)
-    return [
-        *payloads.stage(whole, blob, ttl),
-        *stage_output(job.output_ref, job.session_id, whole, ttl),
-        command("sadd", owned, whole),
-        command("expire", owned, ttl),
-    ]
+    whole = digest
+    writes: list[Command] = []
+    if stored is not None:
+        whole, blob = payloads.encode(stored)
+        writes += [
+            *payloads.stage(whole, blob, ttl),
+            *sessions.index_payload(job.session_id, whole, kept),
+        ]
+    writes += stage_output(job.output_ref, job.session_id, whole, ttl)
+    writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
+    return writes
 
 
 def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[None]:
@@ -188,15 +196,12 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
             "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
         )
     digest, blob = payloads.encode(body)
-    ttl = settings.payload_ttl_seconds
-    owned = keys.session_payloads(job.session_id)
+    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
     writes = (
         *payloads.stage(digest, blob, ttl),
-        command(
-            "set", keys.compaction_job(job.job_id), job.session_id, ex=settings.result_ttl_seconds
-        ),
-        command("sadd", owned, digest),
-        command("expire", owned, ttl),
+        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
+        *sessions.index_job(job.session_id, job.job_id, kept),
+        *sessions.index_payload(job.session_id, digest, kept),
     )
     yield Round(writes, _STORE_FAILED)
     message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")

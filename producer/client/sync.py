@@ -115,7 +115,7 @@ class Producer:
         The session's log files live on the worker hosts: ``tersify forget`` there (or the
         HTTP API's ``DELETE /v1/sessions/{id}``) deletes them too.
         """
-        return self._run(forget_session(session_id))
+        return self._run(forget_session(self.settings, session_id))
 
     def read_output(
         self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT, **by: Unpack[Lookup]
@@ -155,6 +155,8 @@ class Producer:
             return self._publisher.publish(
                 step.task, step.message, step.queue, step.task_id, step.headers
             )
+        if isinstance(step, core.Compute):
+            return step.function(*step.args)
         return self._wait_head(step)
 
     def _wait_head(self, step: core.WaitHead) -> bytes | None:

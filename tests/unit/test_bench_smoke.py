@@ -52,6 +52,13 @@ TINY_RUNS = [
         {"seconds", "mb_per_s", "peak_mb", "stored_mb", "kept_between"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
+    (
+        "quote_tokens.py",
+        ["tests/corpus-sample"],
+        "quote_tokens:",
+        {"old_mean", "lines_mean", "new_mean", "ratio", "new_kept"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
 ]
 
 

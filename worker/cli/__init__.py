@@ -40,6 +40,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.demo",
     "tersify.worker.cli.doctor",
     "tersify.worker.cli.eval",
+    "tersify.worker.cli.eval_compaction",
     "tersify.worker.cli.forget",
     "tersify.worker.cli.gate",
     "tersify.worker.cli.repair",

@@ -52,7 +52,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps(fields))
             continue
-        when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        when = _when(fields["at"])
         replay = "yes" if fields["replayable"] else "no"
         rows.append(
             (
@@ -82,6 +82,14 @@ def _table(rows: list[tuple[str, ...]], reason: str | None) -> None:
     for row in (HEADER, *rows):
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
         print("  ".join([*cells, row[-1]]))
+
+
+def _when(at: object) -> str:
+    """A record's time as text; ``-`` when the record's ``at`` is not a time."""
+    try:
+        return datetime.fromtimestamp(float(at), UTC).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:

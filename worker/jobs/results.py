@@ -106,7 +106,8 @@ def store(
         seconds=round(seconds, 4),
     )
     if completion is CompletionOutcome.APPLIED and callback is not None:
-        execute(rt.redis, webhooks.schedule(webhooks.delivery(callback, result)))
+        ttl = rt.settings.result_ttl_seconds
+        execute(rt.redis, *webhooks.schedule(webhooks.delivery(callback, result), ttl))
     if completion is CompletionOutcome.APPLIED:
         try:
             rt.session_log.append_result(result, redactor)
