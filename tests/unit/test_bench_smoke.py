@@ -47,7 +47,7 @@ TINY_RUNS = [
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
     (
         "excerpt.py",
-        ["--mb", "20", "--runs", "1"],
+        ["--mb", "4", "--runs", "1"],
         "excerpt:",
         {"seconds", "mb_per_s", "peak_mb", "stored_mb", "kept_between"},
         SCRIPT_TIMEOUT_SECONDS,
