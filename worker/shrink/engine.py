@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from producer.classify.signals import Kind
 from producer.contract import ToolType
@@ -23,7 +23,8 @@ from worker.shrink.ancestry import ancestors, header_above
 from worker.shrink.diversity import rarity, shape
 from worker.shrink.document import Doc
 from worker.shrink.extremes import extreme_lines, intent
-from worker.shrink.query import compound_terms, query_terms
+from worker.shrink.focus import Block, focus_blocks
+from worker.shrink.query import TermWeights, compound_terms, query_terms, weigh_terms
 from worker.shrink.records import record
 from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
 from worker.shrink.salience import Salient, find_salient
@@ -46,6 +47,17 @@ ANCESTRY_SCAN = 1500
 ``_BIG_DOC_LINES`` lines, where picks are spread far apart and looking costs the most)."""
 _BIG_DOC_LINES = 20_000
 _PARENT_SCAN = 20
+FOCUS_WEIGHT = 30.0
+"""Worth of a focused block's lines: above any single matching line, below the closing line."""
+FOCUS_WHOLE_CHARS = 900
+"""A focused block up to this long is offered whole (at the local budgets)."""
+FOCUS_SHARE = 0.5
+FOCUSED_EDGES = 0.3
+"""What is left of the fixed head and tail when the query's evidence is found in a block."""
+STRONG_COVERAGE = 0.5
+RARE_TERM_WEIGHT = 3.0
+"""A block is focused on only for a query term this rare in it (on about 5 % of lines or less):
+a block full of the query's common words is no better than the lines that hold them."""
 
 
 @dataclass(slots=True)
@@ -58,6 +70,8 @@ class Candidate:
     note: str = ""  # shown after the anchor: "(×12 similar)"
     span: tuple[int, int] | None = None  # the lines to show; None: the anchor's record
     record_lines: int = 8  # the longest record read around the anchor
+    share: float = 0.25  # the largest share of the room left the whole record may take
+    focused: bool = False  # from a block holding most of the query's evidence
 
 
 RECORD_CHARS = 700
@@ -163,9 +177,10 @@ def choose(
     extra: Iterable[Candidate] = (),
 ) -> dict[int, str]:
     """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
+    pool = [*candidates(doc, tool_type, query), *extra]
+    plan = follow_evidence(plan, pool)
     picker = _Picker(doc, plan, prose=tool_type is ToolType.WEB_CONTENT)
     _take_edges(picker, plan)
-    pool = [*candidates(doc, tool_type, query), *extra]
     misses = 0
     for candidate in sorted(pool, key=lambda c: (-c.weight, c.anchor)):
         if not _take(picker, candidate):
@@ -175,6 +190,15 @@ def choose(
     picker.fit()
     _fill(picker, plan)
     return picker.shown
+
+
+def follow_evidence(plan: Plan, pool: Iterable[Candidate]) -> Plan:
+    """``plan`` with its fixed head and tail cut to ``FOCUSED_EDGES`` of them when the query's
+    evidence was found in a block: the budget goes to the middle where the answer is."""
+    if not any(c.focused for c in pool):
+        return plan
+    head, tail = int(plan.head * FOCUSED_EDGES), int(plan.tail * FOCUSED_EDGES)
+    return replace(plan, head=head, tail=tail)
 
 
 def _take(picker: _Picker, candidate: Candidate) -> bool:
@@ -203,7 +227,7 @@ def _take(picker: _Picker, candidate: Candidate) -> bool:
     whole[candidate.anchor] = anchor + candidate.note
     room = picker.plan.budget - picker.used
     size = sum(len(t) + 1 for t in whole.values())
-    if (size <= room // 4 or candidate.weight == float("inf")) and picker.add(
+    if (size <= room * candidate.share or candidate.weight == float("inf")) and picker.add(
         whole, candidate.weight
     ):
         return True
@@ -323,7 +347,50 @@ def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candida
     found = _folded(doc, items, terms)
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
+    found.extend(_focused(doc, items, query))
     return found
+
+
+def query_weights(doc: Doc, query: str | None) -> TermWeights:
+    """The query's term weights over ``doc``'s lines, computed once per document and query."""
+    cache: dict[str | None, TermWeights] = doc.__dict__.setdefault("_weights", {})
+    if query not in cache:
+        cache[query] = weigh_terms(query_terms(query), doc.low, len(doc))
+    return cache[query]
+
+
+def _focused(doc: Doc, items: list[Salient], query: str | None) -> list[Candidate]:
+    """The blocks where the query's evidence is densest: small ones whole, big ones as their
+    first line and the lines inside that hold what the first line lacks."""
+    anchors = [s.number - 1 for s in items if s.kind is Kind.QUERY]
+    if not anchors:
+        return []
+    blocks = focus_blocks(doc, anchors, query_weights(doc, query))
+    found: list[Candidate] = []
+    # Weak evidence (a block holding little of the query) is left to the line-by-line choice.
+    strong = [
+        block
+        for block in blocks
+        if block.coverage >= STRONG_COVERAGE and block.rarest >= RARE_TERM_WEIGHT
+    ]
+    for rank, block in enumerate(strong):
+        found.extend(_block_candidates(doc, block, FOCUS_WEIGHT - 2 * rank))
+    return found
+
+
+def _block_candidates(doc: Doc, block: Block, weight: float) -> list[Candidate]:
+    strong = True
+    size = sum(len(doc.lines[i]) + 1 for i in range(block.start, block.end))
+    whole = Candidate(
+        block.start, weight + 1, span=(block.start, block.end), share=FOCUS_SHARE, focused=strong
+    )
+    if size <= FOCUS_WHOLE_CHARS:
+        return [whole]
+    head = Candidate(block.start, weight + 1, span=(block.start, block.start + 1), focused=strong)
+    inner = [
+        Candidate(i, weight - 0.05 * rank, span=(i, i + 1)) for rank, i in enumerate(block.lines)
+    ]
+    return [head, *inner]
 
 
 def _extremes(doc: Doc, query: str | None) -> list[Candidate]:
