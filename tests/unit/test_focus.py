@@ -87,3 +87,12 @@ def test_a_block_of_common_query_words_is_not_focused_on() -> None:
     anchors = [i for i, line in enumerate(doc.lines) if line.startswith("Owner")]
     blocks = focus_blocks(doc, anchors, weights)
     assert blocks and all(block.rarest < 3.0 for block in blocks)
+
+
+def test_a_file_shows_the_region_holding_most_of_the_query_not_its_best_single_line() -> None:
+    lines = [f"filler line {i} of the module" for i in range(600)]
+    lines[100] = "def connect_retry_backoff_jitter(): pass  # connect retry backoff jitter"
+    for k, word in enumerate(("connect", "retry", "backoff", "jitter")):
+        lines[400 + 2 * k] = f"    {word} = settings.{word}"
+    shown = extract("\n".join(lines), ToolType.FILE_CONTENT, 900, "connect retry backoff jitter")
+    assert "    jitter = settings.jitter" in shown

@@ -136,7 +136,9 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     below = top
     hops = 0
     while level == 0 and len(found) < MAX_ANCESTORS:
-        header = header_above(doc, below, scan=scan - (index - below))
+        # Headers are indexed once per text: the one heading a line is found however far
+        # above it sits (an ``ls -lR`` folder, a diff's file, a commit above its hunks).
+        header = header_above(doc, below, scan=len(doc))
         if header is None:
             break
         rank = header_level(lines[header])

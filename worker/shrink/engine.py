@@ -344,7 +344,9 @@ def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candida
     """Every line worth showing with its record and worth (see the module docstring)."""
     items = salient(doc, tool_type, query)
     terms = frozenset(t for t in query_terms(query) if len(t) >= 4)
-    found = _folded(doc, items, terms)
+    weights = query_weights(doc, query).weights
+    rare = frozenset(t for t, w in weights.items() if w >= RARE_TERM_WEIGHT)
+    found = _folded(doc, items, terms, rare)
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
     found.extend(_focused(doc, items, query))
@@ -415,19 +417,26 @@ def _extremes(doc: Doc, query: str | None) -> list[Candidate]:
     return found[:EXTREMES_SHOWN]
 
 
-def _folded(doc: Doc, items: list[Salient], terms: frozenset[str]) -> list[Candidate]:
+def _folded(
+    doc: Doc, items: list[Salient], terms: frozenset[str], rare: frozenset[str] = frozenset()
+) -> list[Candidate]:
     """Salient lines as candidates; diagnostics of one shape folded, rare shapes raised.
 
     A query line holding a term as a whole field ("openssl" between spaces, not inside
     "libcurl4-openssl-dev") is raised: it is likely the line named, not one mentioning it.
+    A line holding one of the query's ``rare`` terms is never folded into its look-alikes: it
+    is the one asked about, and it marks evidence in the middle (``follow_evidence``).
     """
     groups: dict[str, list[Salient]] = {}
     found: list[Candidate] = []
     for item in items:
-        if item.kind is Kind.QUERY:
+        low = item.text.lower()
+        named = bool(rare) and any(term in low for term in rare)
+        if item.kind is Kind.QUERY or named:
             candidate = _candidate(item)
-            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(item.text.lower())):
+            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(low)):
                 candidate.weight += FIELD_BONUS
+            candidate.focused = named
             found.append(candidate)
         else:
             # Lines of one shape under parents of different shapes (the locations of two

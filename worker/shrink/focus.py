@@ -25,6 +25,9 @@ BLOCK_REACH = 60
 """Lines a block may reach above and below its anchor."""
 MAX_BLOCK_LINES = 60
 """A longer run of lines is no unit one reads whole: it is left to the line-by-line choice."""
+SUBTREE_ANCHORS = 30
+SUBTREE_REACH = 1500
+"""Lines a subtree (what is indented under a line holding a query term) may span."""
 INNER_LINES = 12
 """Lines inside a block offered besides its first one."""
 _DAMP_LINES = 8
@@ -51,11 +54,15 @@ def focus_blocks(doc: Doc, anchors: list[int], weights: TermWeights) -> list[Blo
     # A block holding a good part of the whole text is not a unit within it.
     longest = min(MAX_BLOCK_LINES, len(doc) // 4)
     seen: dict[tuple[int, int], Block] = {}
-    for anchor in anchors[:MAX_ANCHORS]:
+    for rank, anchor in enumerate(anchors[:MAX_ANCHORS]):
         span = block_of(doc, anchor)
-        if span in seen or not 0 < span[1] - span[0] <= longest:
-            continue
-        seen[span] = _scored(doc, span, weights, total)
+        if span not in seen and 0 < span[1] - span[0] <= longest:
+            seen[span] = _scored(doc, span, weights, total)
+        # A line holding a query term that opens a subtree (a JSON key, a YAML parent, a
+        # section) names what is under it: the subtree is a block however long it is.
+        tree = subtree_of(doc, anchor) if rank < SUBTREE_ANCHORS else None
+        if tree is not None and tree not in seen and tree[1] - tree[0] <= len(doc) // 2:
+            seen[tree] = _scored(doc, tree, weights, total)
     ranked = sorted(seen.values(), key=lambda b: (-b.score, b.start))
     if not ranked:
         return []
@@ -96,10 +103,22 @@ def block_of(doc: Doc, index: int) -> tuple[int, int]:
     return start, end
 
 
-def _block_end(doc: Doc, opener: int, level: int) -> int:
+def subtree_of(doc: Doc, index: int) -> tuple[int, int] | None:
+    """Line ``index`` and what is indented under it, or None when nothing is."""
+    lines = doc.lines
+    own = doc.indent(index)
+    for i in range(index + 1, min(len(lines), index + 3)):
+        if lines[i].strip():
+            if doc.indent(i) <= own:
+                return None
+            return index, _block_end(doc, index, own, reach=SUBTREE_REACH)
+    return None
+
+
+def _block_end(doc: Doc, opener: int, level: int, reach: int = 2 * BLOCK_REACH) -> int:
     """The first line after ``opener`` back at ``level`` or above (a closer at it included)."""
     lines = doc.lines
-    stop = min(len(lines), opener + 2 * BLOCK_REACH)
+    stop = min(len(lines), opener + reach)
     for i in range(opener + 1, stop):
         line = lines[i]
         if line.strip() and doc.indent(i) <= level:

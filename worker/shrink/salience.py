@@ -304,6 +304,7 @@ def _score(
     terms = query_terms(query)
     weights = TermWeights()
     units = max(text.count("\n") + 1, len(text) // 120)
+    mean = len(text) / units
     if terms:
         weights = weigh_terms(terms, low, units, hits.count)
     entries: dict[str, _Entry] = {}
@@ -332,6 +333,7 @@ def _score(
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
             q = weights.score(low[lo:hi]) if weights else 0.0
+        q *= _length_norm(hi - lo, mean)
         # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
         # it outranks the generic errors a log is full of; common terms add little.
         rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
@@ -343,6 +345,18 @@ def _score(
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count))
     items.sort(key=lambda s: (-s.weight, s.start))
     return items
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def _length_norm(length: int, mean: float) -> float:
+    """BM25's length normalization of one match (term frequency 1), scaled to 1 at the mean
+    line length: a short line holding a term (a setting, a term being defined, a heading)
+    outranks a long line of prose that mentions it."""
+    ratio = length / mean if mean > 0 else 1.0
+    return (1.0 + BM25_K1) / (1.0 + BM25_K1 * (1.0 - BM25_B + BM25_B * ratio))
 
 
 def _add_query_lines(
