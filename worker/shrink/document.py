@@ -13,6 +13,7 @@ from producer.classify.sanitize import lowercase
 # The connectors of ``tree`` output: a line's depth is where its connector sits.
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
+_TREE_STARTS = frozenset("│|┃├└`")
 _DIFF_MARKS = frozenset("+- ")
 
 
@@ -46,15 +47,56 @@ class Doc:
         text = self.text
         return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
 
+    @cached_property
+    def indents(self) -> list[int]:
+        """The depth of every line (``indent``), computed in one pass: what ``parent`` walks."""
+        text = self.text
+        if self.diff or any(mark in text for mark in _TREE_CONNECTORS):
+            return [self.indent(i) for i in range(len(self.lines))]
+        return [len(line) - len(line.lstrip(" \t")) for line in self.lines]
+
+    def parent(self, index: int) -> int:
+        """The nearest non-blank line above ``index`` that is less indented, or -1.
+
+        Found by jumping from parent to parent: the lines between a line and its parent are
+        all deeper than it, so a sibling's known parent skips them (memoized per document).
+        """
+        memo: dict[int, int] = self.__dict__.setdefault("_parents", {})
+        known = memo.get(index)
+        if known is not None:
+            return known
+        lines, depths = self.lines, self.indents
+        level = depths[index]
+        at = index - 1
+        siblings: list[int] = []
+        while at >= 0:
+            if not lines[at].strip():
+                at -= 1
+                continue
+            own = depths[at]
+            if own < level:
+                break
+            if own == level:
+                siblings.append(at)
+            jump = memo.get(at)
+            at = at - 1 if jump is None else jump
+        for sibling in siblings:
+            memo[sibling] = at
+        memo[index] = at
+        return at
+
     def indent(self, index: int) -> int:
         """How deep line ``index`` sits: its leading white space, or its ``tree`` connector.
 
         In a diff, a line's depth is its code's: read after the ``+``/``-``/`` `` marker.
         """
-        line = self.lines[index]
-        if line[:1] in _DIFF_MARKS and self.diff:
-            return depth(line[1:])
-        return depth(line)
+        memo: dict[int, int] = self.__dict__.setdefault("_indents", {})
+        known = memo.get(index)
+        if known is None:
+            line = self.lines[index]
+            known = depth(line[1:] if line[:1] in _DIFF_MARKS and self.diff else line)
+            memo[index] = known
+        return known
 
 
 def newlines_before(text: str, offsets: list[int]) -> list[int]:
@@ -73,6 +115,9 @@ def depth(line: str) -> int:
     """The indentation of ``line``; a ``tree`` line is as deep as its connector."""
     if not line or line[0] not in _DEEP_STARTS:
         return 0
+    stripped = line.lstrip(" \t")
+    if stripped[:1] not in _TREE_STARTS:
+        return len(line) - len(stripped)  # no tree art before the text: plain indentation
     head = line[:160]
     for connector in _TREE_CONNECTORS:
         at = head.find(connector)

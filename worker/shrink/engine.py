@@ -27,7 +27,7 @@ from worker.shrink.focus import Block, focus_blocks
 from worker.shrink.query import TermWeights, compound_terms, query_terms, weigh_terms
 from worker.shrink.records import record
 from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
-from worker.shrink.salience import Salient, find_salient
+from worker.shrink.salience import Salient, find_salient, units_of
 from worker.shrink.textcut import ELLIPSIS, clip
 
 LONG_LINE = 300
@@ -336,7 +336,8 @@ def salient(doc: Doc, tool_type: ToolType, query: str | None) -> list[Salient]:
     )
     key = (tool_type, query)
     if key not in cache:
-        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low)
+        weights = query_weights(doc, query)
+        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low, weights=weights)
     return cache[key]
 
 
@@ -357,7 +358,7 @@ def query_weights(doc: Doc, query: str | None) -> TermWeights:
     """The query's term weights over ``doc``'s lines, computed once per document and query."""
     cache: dict[str | None, TermWeights] = doc.__dict__.setdefault("_weights", {})
     if query not in cache:
-        cache[query] = weigh_terms(query_terms(query), doc.low, len(doc))
+        cache[query] = weigh_terms(query_terms(query), doc.low, units_of(doc.text))
     return cache[query]
 
 

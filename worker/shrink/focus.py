@@ -86,10 +86,9 @@ def block_of(doc: Doc, index: int) -> tuple[int, int]:
     lines = doc.lines
     own = doc.indent(index) if lines[index].strip() else 0
     if own > 0:
-        top = max(0, index - BLOCK_REACH)
-        for i in range(index - 1, top - 1, -1):
-            if lines[i].strip() and doc.indent(i) < own:
-                return i, _block_end(doc, i, doc.indent(i))
+        opener = doc.parent(index)
+        if opener >= max(0, index - BLOCK_REACH):
+            return opener, _block_end(doc, opener, doc.indents[opener])
     start = index
     while start > 0 and lines[start - 1].strip():
         if index - start >= BLOCK_REACH:
@@ -105,11 +104,11 @@ def block_of(doc: Doc, index: int) -> tuple[int, int]:
 
 def subtree_of(doc: Doc, index: int) -> tuple[int, int] | None:
     """Line ``index`` and what is indented under it, or None when nothing is."""
-    lines = doc.lines
-    own = doc.indent(index)
+    lines, depths = doc.lines, doc.indents
+    own = depths[index]
     for i in range(index + 1, min(len(lines), index + 3)):
         if lines[i].strip():
-            if doc.indent(i) <= own:
+            if depths[i] <= own:
                 return None
             return index, _block_end(doc, index, own, reach=SUBTREE_REACH)
     return None
@@ -117,12 +116,14 @@ def subtree_of(doc: Doc, index: int) -> tuple[int, int] | None:
 
 def _block_end(doc: Doc, opener: int, level: int, reach: int = 2 * BLOCK_REACH) -> int:
     """The first line after ``opener`` back at ``level`` or above (a closer at it included)."""
-    lines = doc.lines
+    lines, depths = doc.lines, doc.indents
     stop = min(len(lines), opener + reach)
     for i in range(opener + 1, stop):
+        if depths[i] > level:
+            continue
         line = lines[i]
-        if line.strip() and doc.indent(i) <= level:
-            closes = doc.indent(i) == level and line.strip()[:1] in ")]}"
+        if line.strip():
+            closes = depths[i] == level and line.strip()[:1] in ")]}"
             return i + 1 if closes else _trimmed(doc, opener, i)
     return _trimmed(doc, opener, stop)
 
