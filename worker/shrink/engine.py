@@ -28,6 +28,7 @@ from worker.shrink.query import TermWeights, compound_terms, query_terms, weigh_
 from worker.shrink.records import record
 from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
 from worker.shrink.salience import Salient, find_salient, units_of
+from worker.shrink.severity import asked_severity, severity_lines
 from worker.shrink.textcut import ELLIPSIS, clip
 
 LONG_LINE = 300
@@ -351,7 +352,24 @@ def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candida
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
     found.extend(_focused(doc, items, query))
+    found.extend(_severities(doc, query))
     return found
+
+
+SEVERITY_WEIGHT = 45.0
+"""Worth of a line of the severity the query asks for, when such lines are the few."""
+
+
+def _severities(doc: Doc, query: str | None) -> list[Candidate]:
+    """The lines of the severity the query names, when they are a minority (``severity``)."""
+    wanted = asked_severity(query)
+    if wanted is None:
+        return []
+    lines = severity_lines(doc, wanted)
+    return [
+        Candidate(i, SEVERITY_WEIGHT - 0.1 * rank, record_lines=3, focused=True)
+        for rank, i in enumerate(lines)
+    ]
 
 
 def query_weights(doc: Doc, query: str | None) -> TermWeights:
