@@ -16,7 +16,7 @@ from worker.quality.corpus import load_cases
 from worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 
 TAIL_FACT = "error: the build failed at step 7"
-FLOORS = {"extractive": 60.0, "fallback": 60.0}
+FLOORS = {"extractive": 64.0, "fallback": 64.0}
 
 
 def _write_case(directory: Path, name: str, output: str, **meta: object) -> None:
@@ -166,7 +166,7 @@ def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
 ) -> None:
     # A regression floor under what docs/QUALITY.md reports, on both splits; not a goal.
     results = {}
-    for method in ("head-tail", "fallback", "extractive"):
+    for method in ("head-tail", "bm25", "fallback", "extractive"):
         code, out, _ = _run(capsys, str(CORPUS_DIR), "--method", method, "--json")
         assert code == 0
         results[method] = json.loads(out)["splits"]
@@ -175,7 +175,10 @@ def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
         assert results["fallback"][split]["percent"] >= FLOORS["fallback"]
         assert results["fallback"][split]["kept"] > results["head-tail"][split]["kept"]
         cases = results["extractive"][split]["cases"]
-        assert results["extractive"][split]["classification_correct"] >= 0.9 * cases
+        assert results["extractive"][split]["classification_correct"] >= 0.8 * cases
+        # The margin over plain BM25 at the same budget, the meter every report shows.
+        assert results["extractive"][split]["percent"] >= results["bm25"][split]["percent"] + 8
+        assert results["extractive"][split]["middle"]["percent"] >= 55.0
 
 
 def test_the_tersify_command_line_offers_eval(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from producer.contract import ToolType
 from worker.shrink.document import Doc
-from worker.shrink.engine import Plan, candidates, follow_evidence, query_weights
+from worker.shrink.engine import Plan, candidates, follow_evidence
+from worker.shrink.evidence import query_weights
 from worker.shrink.extractive import extract
 from worker.shrink.focus import block_of, focus_blocks
 

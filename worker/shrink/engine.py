@@ -20,15 +20,20 @@ from dataclasses import dataclass, field, replace
 from producer.classify.signals import Kind
 from producer.contract import ToolType
 from worker.shrink.ancestry import ancestors, header_above
+from worker.shrink.candidate import Candidate
 from worker.shrink.diversity import rarity, shape
 from worker.shrink.document import Doc
+from worker.shrink.evidence import (
+    RARE_TERM_WEIGHT,
+    focused_candidates,
+    query_weights,
+    severity_candidates,
+)
 from worker.shrink.extremes import extreme_lines, intent
-from worker.shrink.focus import Block, focus_blocks
-from worker.shrink.query import TermWeights, compound_terms, query_terms, weigh_terms
+from worker.shrink.query import compound_terms, query_terms
 from worker.shrink.records import record
 from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
-from worker.shrink.salience import Salient, find_salient, units_of
-from worker.shrink.severity import asked_severity, severity_lines
+from worker.shrink.salience import Salient, find_salient
 from worker.shrink.textcut import ELLIPSIS, clip
 
 LONG_LINE = 300
@@ -48,33 +53,8 @@ ANCESTRY_SCAN = 1500
 ``_BIG_DOC_LINES`` lines, where picks are spread far apart and looking costs the most)."""
 _BIG_DOC_LINES = 20_000
 _PARENT_SCAN = 20
-FOCUS_WEIGHT = 30.0
-"""Worth of a focused block's lines: above any single matching line, below the closing line."""
-FOCUS_WHOLE_CHARS = 900
-"""A focused block up to this long is offered whole (at the local budgets)."""
-FOCUS_SHARE = 0.5
 FOCUSED_EDGES = 0.3
-"""What is left of the fixed head and tail when the query's evidence is found in a block."""
-STRONG_COVERAGE = 0.5
-RARE_TERM_WEIGHT = 3.0
-"""A block is focused on only for a query term this rare in it (on about 5 % of lines or less):
-a block full of the query's common words is no better than the lines that hold them."""
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A line worth showing, how much it is worth, and the lines it brings when taken."""
-
-    anchor: int
-    weight: float
-    snippet: str | None = None  # the anchor's window when the anchor line is very long
-    note: str = ""  # shown after the anchor: "(×12 similar)"
-    span: tuple[int, int] | None = None  # the lines to show; None: the anchor's record
-    record_lines: int = 8  # the longest record read around the anchor
-    share: float = 0.25  # the largest share of the room left the whole record may take
-    focused: bool = False  # from a block holding most of the query's evidence
-
-
+"""What is left of the fixed head and tail when the query's evidence is found in the middle."""
 RECORD_CHARS = 700
 """The longest record read around an anchor at the local budgets."""
 RECORD_SCALE_CHARS = 8000
@@ -351,67 +331,9 @@ def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candida
     found = _folded(doc, items, terms, rare)
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
-    found.extend(_focused(doc, items, query))
-    found.extend(_severities(doc, query))
+    found.extend(focused_candidates(doc, items, query_weights(doc, query)))
+    found.extend(severity_candidates(doc, query))
     return found
-
-
-SEVERITY_WEIGHT = 45.0
-"""Worth of a line of the severity the query asks for, when such lines are the few."""
-
-
-def _severities(doc: Doc, query: str | None) -> list[Candidate]:
-    """The lines of the severity the query names, when they are a minority (``severity``)."""
-    wanted = asked_severity(query)
-    if wanted is None:
-        return []
-    lines = severity_lines(doc, wanted)
-    return [
-        Candidate(i, SEVERITY_WEIGHT - 0.1 * rank, record_lines=3, focused=True)
-        for rank, i in enumerate(lines)
-    ]
-
-
-def query_weights(doc: Doc, query: str | None) -> TermWeights:
-    """The query's term weights over ``doc``'s lines, computed once per document and query."""
-    cache: dict[str | None, TermWeights] = doc.__dict__.setdefault("_weights", {})
-    if query not in cache:
-        cache[query] = weigh_terms(query_terms(query), doc.low, units_of(doc.text))
-    return cache[query]
-
-
-def _focused(doc: Doc, items: list[Salient], query: str | None) -> list[Candidate]:
-    """The blocks where the query's evidence is densest: small ones whole, big ones as their
-    first line and the lines inside that hold what the first line lacks."""
-    anchors = [s.number - 1 for s in items if s.kind is Kind.QUERY]
-    if not anchors:
-        return []
-    blocks = focus_blocks(doc, anchors, query_weights(doc, query))
-    found: list[Candidate] = []
-    # Weak evidence (a block holding little of the query) is left to the line-by-line choice.
-    strong = [
-        block
-        for block in blocks
-        if block.coverage >= STRONG_COVERAGE and block.rarest >= RARE_TERM_WEIGHT
-    ]
-    for rank, block in enumerate(strong):
-        found.extend(_block_candidates(doc, block, FOCUS_WEIGHT - 2 * rank))
-    return found
-
-
-def _block_candidates(doc: Doc, block: Block, weight: float) -> list[Candidate]:
-    strong = True
-    size = sum(len(doc.lines[i]) + 1 for i in range(block.start, block.end))
-    whole = Candidate(
-        block.start, weight + 1, span=(block.start, block.end), share=FOCUS_SHARE, focused=strong
-    )
-    if size <= FOCUS_WHOLE_CHARS:
-        return [whole]
-    head = Candidate(block.start, weight + 1, span=(block.start, block.start + 1), focused=strong)
-    inner = [
-        Candidate(i, weight - 0.05 * rank, span=(i, i + 1)) for rank, i in enumerate(block.lines)
-    ]
-    return [head, *inner]
 
 
 def _extremes(doc: Doc, query: str | None) -> list[Candidate]:

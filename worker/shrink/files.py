@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 from producer.classify.signals import Kind
 from producer.contract import LineRange, ToolType
+from worker.shrink.candidate import Candidate
 from worker.shrink.document import Doc, newlines_before
-from worker.shrink.engine import Candidate, Plan, query_weights, salient, shrink_lines
+from worker.shrink.engine import Plan, salient, shrink_lines
+from worker.shrink.evidence import query_weights
 from worker.shrink.hashlines import line_hash, source_lines
 from worker.shrink.render import gap_marker
 from worker.shrink.salience import Salient

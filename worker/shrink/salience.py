@@ -350,7 +350,7 @@ def _score(
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
             q = weights.score(low[lo:hi]) if weights else 0.0
-        q *= _length_norm(hi - lo, mean)
+        q *= length_norm(hi - lo, mean)
         # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
         # it outranks the generic errors a log is full of; common terms add little.
         rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
@@ -368,7 +368,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-def _length_norm(length: int, mean: float) -> float:
+def length_norm(length: int, mean: float) -> float:
     """BM25's length normalization of one match (term frequency 1), scaled to 1 at the mean
     line length: a short line holding a term (a setting, a term being defined, a heading)
     outranks a long line of prose that mentions it."""
