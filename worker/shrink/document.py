@@ -14,6 +14,7 @@ from producer.classify.sanitize import lowercase
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
 _TREE_STARTS = frozenset("│|┃├└`")
+_TREE_MARKS = ("├", "└", "|--", "`--")
 _DIFF_MARKS = frozenset("+- ")
 
 
@@ -51,7 +52,7 @@ class Doc:
     def indents(self) -> list[int]:
         """The depth of every line (``indent``), computed in one pass: what ``parent`` walks."""
         text = self.text
-        if self.diff or any(mark in text for mark in _TREE_CONNECTORS):
+        if self.diff or any(mark in text for mark in _TREE_MARKS):
             return [self.indent(i) for i in range(len(self.lines))]
         return [len(line) - len(line.lstrip(" \t")) for line in self.lines]
 

@@ -26,7 +26,7 @@ BLOCK_REACH = 60
 MAX_BLOCK_LINES = 60
 """A longer run of lines is no unit one reads whole: it is left to the line-by-line choice."""
 SUBTREE_ANCHORS = 30
-SUBTREE_REACH = 1500
+SUBTREE_REACH = 600
 """Lines a subtree (what is indented under a line holding a query term) may span."""
 INNER_LINES = 12
 """Lines inside a block offered besides its first one."""
@@ -104,11 +104,11 @@ def block_of(doc: Doc, index: int) -> tuple[int, int]:
 
 def subtree_of(doc: Doc, index: int) -> tuple[int, int] | None:
     """Line ``index`` and what is indented under it, or None when nothing is."""
-    lines, depths = doc.lines, doc.indents
-    own = depths[index]
+    lines = doc.lines
+    own = doc.indent(index)
     for i in range(index + 1, min(len(lines), index + 3)):
         if lines[i].strip():
-            if depths[i] <= own:
+            if doc.indent(i) <= own:
                 return None
             return index, _block_end(doc, index, own, reach=SUBTREE_REACH)
     return None
@@ -116,14 +116,18 @@ def subtree_of(doc: Doc, index: int) -> tuple[int, int] | None:
 
 def _block_end(doc: Doc, opener: int, level: int, reach: int = 2 * BLOCK_REACH) -> int:
     """The first line after ``opener`` back at ``level`` or above (a closer at it included)."""
-    lines, depths = doc.lines, doc.indents
+    lines = doc.lines
     stop = min(len(lines), opener + reach)
     for i in range(opener + 1, stop):
-        if depths[i] > level:
-            continue
         line = lines[i]
+        # Deeper than ``level`` for sure when its first ``level + 1`` chars are blank.
+        if not line[: level + 1].strip() and line.strip():
+            continue
+        own = doc.indent(i)
+        if own > level or not line.strip():
+            continue
         if line.strip():
-            closes = depths[i] == level and line.strip()[:1] in ")]}"
+            closes = own == level and line.strip()[:1] in ")]}"
             return i + 1 if closes else _trimmed(doc, opener, i)
     return _trimmed(doc, opener, stop)
 

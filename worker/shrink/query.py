@@ -25,9 +25,9 @@ _CJK_RUN = re.compile(
     r"[\u4e00-\u9fff\u3400-\u4dbf]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+|[\uac00-\ud7af]+"
 )
 _HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
-_MAX_TERMS = 24
+_MAX_TERMS = 20
 _MAX_COMPOUNDS = 6
-_MAX_JOINED = 10
+_MAX_JOINED = 6
 _MIN_JOINED = 7
 _ASCII_WORD = re.compile(r"[a-z0-9_]+|\|")
 _HYPHEN_INSIDE = re.compile(r"(?<=[a-z0-9])-(?=[a-z0-9])")
