@@ -120,7 +120,7 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     lead = None  # the first line of the block holding ``index``
     while level > 0 and len(found) < MAX_ANCESTORS:
         # The parent chain (memoized jumps): each less-indented line above, outward.
-        above = doc.parent(at) if lines[at].strip() else _nonblank_above(doc, at)
+        above = doc.parent(at, floor) if lines[at].strip() else _nonblank_above(doc, at)
         if above < floor or (at != index and doc.indent(above) >= level):
             break
         if not found:

@@ -14,7 +14,6 @@ from producer.classify.sanitize import lowercase
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
 _TREE_STARTS = frozenset("│|┃├└`")
-_TREE_MARKS = ("├", "└", "|--", "`--")
 _DIFF_MARKS = frozenset("+- ")
 
 
@@ -48,43 +47,39 @@ class Doc:
         text = self.text
         return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
 
-    @cached_property
-    def indents(self) -> list[int]:
-        """The depth of every line (``indent``), computed in one pass: what ``parent`` walks."""
-        text = self.text
-        if self.diff or any(mark in text for mark in _TREE_MARKS):
-            return [self.indent(i) for i in range(len(self.lines))]
-        return [len(line) - len(line.lstrip(" \t")) for line in self.lines]
-
-    def parent(self, index: int) -> int:
-        """The nearest non-blank line above ``index`` that is less indented, or -1.
+    def parent(self, index: int, floor: int = 0) -> int:
+        """The nearest non-blank line above ``index`` that is less indented; -1 when there is
+        none at or below line ``floor`` (looked for no further up).
 
         Found by jumping from parent to parent: the lines between a line and its parent are
-        all deeper than it, so a sibling's known parent skips them (memoized per document).
+        all deeper than it, so a sibling's known parent skips them (memoized per document;
+        only parents found are remembered, whatever the floor).
         """
         memo: dict[int, int] = self.__dict__.setdefault("_parents", {})
         known = memo.get(index)
         if known is not None:
-            return known
-        lines, depths = self.lines, self.indents
-        level = depths[index]
+            return known if known >= floor else -1
+        lines = self.lines
+        level = self.indent(index)
         at = index - 1
         siblings: list[int] = []
-        while at >= 0:
+        while at >= floor:
             if not lines[at].strip():
                 at -= 1
                 continue
-            own = depths[at]
+            own = self.indent(at)
             if own < level:
-                break
+                for sibling in siblings:
+                    memo[sibling] = at
+                memo[index] = at
+                return at
             if own == level:
                 siblings.append(at)
             jump = memo.get(at)
             at = at - 1 if jump is None else jump
-        for sibling in siblings:
-            memo[sibling] = at
-        memo[index] = at
-        return at
+        if floor <= 0:
+            memo[index] = -1
+        return -1
 
     def indent(self, index: int) -> int:
         """How deep line ``index`` sits: its leading white space, or its ``tree`` connector.

@@ -86,9 +86,9 @@ def block_of(doc: Doc, index: int) -> tuple[int, int]:
     lines = doc.lines
     own = doc.indent(index) if lines[index].strip() else 0
     if own > 0:
-        opener = doc.parent(index)
-        if opener >= max(0, index - BLOCK_REACH):
-            return opener, _block_end(doc, opener, doc.indents[opener])
+        opener = doc.parent(index, floor=max(0, index - BLOCK_REACH))
+        if opener >= 0:
+            return opener, _block_end(doc, opener, doc.indent(opener))
     start = index
     while start > 0 and lines[start - 1].strip():
         if index - start >= BLOCK_REACH:
