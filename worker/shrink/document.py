@@ -56,13 +56,15 @@ class Doc:
         only parents found are remembered, whatever the floor).
         """
         memo: dict[int, int] = self.__dict__.setdefault("_parents", {})
+        # A line with no parent down to line B: nothing in [B, line) is less indented than it.
+        clear: dict[int, int] = self.__dict__.setdefault("_clear_down_to", {})
         known = memo.get(index)
         if known is not None:
             return known if known >= floor else -1
         lines = self.lines
         level = self.indent(index)
         at = index - 1
-        siblings: list[int] = []
+        siblings = [index]
         while at >= floor:
             if not lines[at].strip():
                 at -= 1
@@ -71,14 +73,15 @@ class Doc:
             if own < level:
                 for sibling in siblings:
                     memo[sibling] = at
-                memo[index] = at
                 return at
             if own == level:
                 siblings.append(at)
             jump = memo.get(at)
-            at = at - 1 if jump is None else jump
-        if floor <= 0:
-            memo[index] = -1
+            if jump is None:
+                jump = clear.get(at, at) - 1
+            at = jump
+        for sibling in siblings:
+            clear[sibling] = min(clear.get(sibling, sibling), max(floor, 0))
         return -1
 
     def indent(self, index: int) -> int:
