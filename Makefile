@@ -3,8 +3,11 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
+# Test runners (pytest-xdist): the tests mostly wait on workers and Redis, so more runners than
+# cores pay; each runner has its own redis-server and fake model, a file stays on one runner.
+PYTEST_WORKERS ?= 4
 
-.PHONY: install redis-server demo check lint types contracts test bench bench-peers clean
+.PHONY: install redis-server demo check quick lint tree types contracts test bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -29,19 +32,34 @@ demo: install redis-server
 
 check: install redis-server lint types contracts test
 
+# check without the slow soak-style tests (pytest -m 'not slow'); CI always runs them all.
+quick: PYTEST_ARGS += -m 'not slow'
+quick: check
+
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-types:
-	$(VENV)/bin/mypy
+# mypy and import-linter read folders, and the installed package `tersify` is two of them
+# (producer/ and worker/, mapped in pyproject.toml): build/tree/tersify is that package as
+# links to the real files, made anew each time so added or removed modules are always seen.
+tree:
+	@rm -rf build/tree && mkdir -p build/tree/tersify && \
+	  cp -rs "$(CURDIR)/producer/." build/tree/tersify/ && \
+	  cp -rs "$(CURDIR)/worker" build/tree/tersify/worker && \
+	  find build/tree -name __pycache__ -prune -exec rm -rf {} +
 
-contracts:
-	$(VENV)/bin/lint-imports
+# Paths are shown as the real files', not the links'.
+types: tree
+	set -o pipefail; $(VENV)/bin/mypy | sed -e 's#^build/tree/tersify/worker/#worker/#' \
+	  -e 's#^build/tree/tersify/#producer/#'
+
+contracts: tree
+	PYTHONPATH=build/tree $(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
 test:
-	$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # arq and Dramatiq for bench/throughput.py, in their own env (arq needs redis-py < 6); the
@@ -53,4 +71,4 @@ bench-peers: .venv-peers/.installed
 	touch $@
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .hypothesis

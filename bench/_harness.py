@@ -22,22 +22,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from tersify.client import Producer, SummaryHandle
+from tersify.contract import SummaryResult
+from tersify.settings import Settings
+from tersify.worker.processes.group import GroupProcess
+from tersify.worker.processes.redis_server import free_port
+from tersify.worker.processes.worker_process import CELERY_WORKER, TERSIFY_WORKER, WorkerProcess
+
 # Scripts run as ``python bench/x.py``: put the repository root on the path for ``tests``.
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-
-from producer.client import Producer, SummaryHandle  # noqa: E402
-from producer.contract import SummaryResult  # noqa: E402
-from producer.settings import Settings  # noqa: E402
-from worker.processes.group import GroupProcess  # noqa: E402
-from worker.processes.redis_server import free_port  # noqa: E402
-from worker.processes.worker_process import (  # noqa: E402
-    CELERY_WORKER,
-    TERSIFY_WORKER,
-    WorkerProcess,
-)
 
 # SIGTERM unwinds like Ctrl-C, so the ``finally`` blocks stop workers and redis-server.
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -16,10 +16,10 @@ import time
 
 import redis
 
-from producer import keys
-from producer.gate import SessionGate
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis
+from tersify.gate import SessionGate
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.redis_server import LocalRedis
 
 BUDGET_SECONDS = 60.0
 RENEWS = 5000

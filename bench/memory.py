@@ -17,10 +17,10 @@ from tempfile import TemporaryDirectory
 
 from _harness import start_tersify_worker, tool_output
 
-from producer.client import Producer
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
 from tests.fakemodel import FakeModelServer
-from worker.processes.redis_server import LocalRedis
 
 MB = 1024 * 1024
 

@@ -21,9 +21,9 @@ from tempfile import TemporaryDirectory
 import httpx
 from _harness import FakeModelProcess, burst, percentile, start_tersify_worker, tool_output
 
-from producer.client import Producer
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis
+from tersify.client import Producer
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
 
 
 def model_call_seconds(fake: FakeModelProcess, text: str, calls: int) -> list[float]:

@@ -8,7 +8,9 @@ budget with a query; the median is reported. Run ``.venv/bin/python bench/shrink
 ``shrink: fallback_ms=A extractive_ms=B`` (the slowest type's median for each shrink).
 
 ``--against REF`` times the engine of a git revision (``git archive REF`` of ``worker/`` and
-``producer/``, unpacked in a temporary folder) beside this one on the same inputs: each of
+``producer/``, unpacked in a temporary folder and laid out as the package that revision
+installs: ``tersify``, or the older top-level ``producer`` and ``worker``) beside this one on
+the same inputs: each of
 ``--rounds`` rounds runs this tree, then REF, each in a fresh process, so drift of a shared
 machine shows in both columns alike; the medians over the rounds are printed side by side,
 with ``against: fallback_ms=C extractive_ms=D ref=REF`` before the last line.
@@ -29,7 +31,7 @@ from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 
-from producer.contract import ToolType
+from tersify.contract import ToolType
 
 BUDGET = 2_000
 BUDGET_SECONDS = 300.0
@@ -152,12 +154,22 @@ def time_ms(shrink: Callable[[], str], runs: int) -> float:
     return statistics.median(samples)
 
 
-def measure(tool_type: ToolType, text: str, runs: int) -> tuple[float, float, float]:
-    """Median ms of the fallback, the extractive shrink and grounding an answer on ``text``."""
+def measure(
+    tool_type: ToolType, text: str, runs: int, *, legacy: bool = False
+) -> tuple[float, float, float]:
+    """Median ms of the fallback, the extractive shrink and grounding an answer on ``text``.
+
+    ``legacy``: time a revision from before the ``tersify`` import name (its path set first).
+    """
     # Imported here: a process timing another revision puts that tree first on its path.
-    from worker.shrink.extractive import extract
-    from worker.shrink.fallback import fallback_truncate
-    from worker.summarize.grounding import Source, unsupported
+    if legacy:
+        from tersify.worker.shrink.extractive import extract  # type: ignore[import-not-found]
+        from tersify.worker.shrink.fallback import fallback_truncate  # type: ignore[import-not-found]
+        from tersify.worker.summarize.grounding import Source, unsupported  # type: ignore[import-not-found]
+    else:
+        from tersify.worker.shrink.extractive import extract
+        from tersify.worker.shrink.fallback import fallback_truncate
+        from tersify.worker.summarize.grounding import Source, unsupported
 
     fb = time_ms(lambda: fallback_truncate(text, tool_type, BUDGET, QUERY), runs)
     ex = time_ms(lambda: extract(text, tool_type, BUDGET, QUERY), runs)
@@ -169,15 +181,18 @@ def measure(tool_type: ToolType, text: str, runs: int) -> tuple[float, float, fl
 
 ROOT = Path(__file__).resolve().parents[1]
 _CHILD = (
-    "import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]; import shrink; "
-    "from producer.contract import ToolType; "
+    "import json, sys; root, legacy = sys.argv[1], sys.argv[5] == 'legacy'; "
+    "sys.path[:0] = [p for p in (root, sys.argv[2]) if p]; import shrink; "
+    "ToolType = __import__('producer.contract' if legacy else 'tersify.contract', "
+    "fromlist=['ToolType']).ToolType; "
     "print(json.dumps({t.value: shrink.measure(t, shrink.generate(t, int(sys.argv[3])), "
-    "int(sys.argv[4]))[:2] for t in ToolType}))"
+    "int(sys.argv[4]), legacy=legacy)[:2] for t in ToolType}))"
 )
 
 
-def export(ref: str, into: Path) -> Path:
-    """The ``worker/`` and ``producer/`` trees of git revision ``ref``, unpacked under ``into``."""
+def export(ref: str, into: Path) -> tuple[Path, bool]:
+    """Revision ``ref``'s engine unpacked under ``into``: the folder to put first on the path,
+    and whether it predates the ``tersify`` name (top-level ``producer`` and ``worker``)."""
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", ref, "worker", "producer"],
         check=True,
@@ -186,13 +201,24 @@ def export(ref: str, into: Path) -> Path:
     ).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
-    return into
+    if not (into / "producer" / "client").is_dir():
+        return into, True
+    tree = into / "tree"  # the installed layout: producer/ is tersify, worker/ tersify.worker
+    tree.mkdir()
+    (into / "producer").rename(tree / "tersify")
+    (into / "worker").rename(tree / "tersify" / "worker")
+    return tree, False
 
 
-def timed_in_child(root: Path, size: int, runs: int) -> dict[str, list[float]]:
-    """``measure`` of every type in a fresh process importing the engine under ``root``."""
+def timed_in_child(
+    root: Path | None, size: int, runs: int, legacy: bool = False
+) -> dict[str, list[float]]:
+    """``measure`` of every type in a fresh process importing the engine under ``root`` (None:
+    the installed one, this tree)."""
+    layout = "legacy" if legacy else "tersify"
+    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout]
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(root), str(ROOT / "bench"), str(size), str(runs)],
+        [sys.executable, "-c", _CHILD, *args],
         check=True,
         capture_output=True,
         text=True,
@@ -206,11 +232,11 @@ def against(ref: str, size: int, runs: int, rounds: int) -> int:
     """This tree and ``ref`` timed alternately, ``rounds`` times; medians side by side."""
     samples: dict[str, dict[str, list[list[float]]]] = {"this": {}, ref: {}}
     with tempfile.TemporaryDirectory(prefix="tersify-bench-") as tmp:
-        other = export(ref, Path(tmp))
+        other, legacy = export(ref, Path(tmp))
         deadline = time.monotonic() + BUDGET_SECONDS
         for _ in range(rounds):
-            for name, root in (("this", ROOT), (ref, other)):
-                for kind, pair in timed_in_child(root, size, runs).items():
+            for name, root, old in (("this", None, False), (ref, other, legacy)):
+                for kind, pair in timed_in_child(root, size, runs, old).items():
                     samples[name].setdefault(kind, []).append(pair)
             if time.monotonic() > deadline:
                 print(f"stopped: over the {BUDGET_SECONDS:.0f} s budget", file=sys.stderr)

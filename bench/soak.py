@@ -31,15 +31,15 @@ from tempfile import TemporaryDirectory
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from producer import keys  # noqa: E402
-from producer.client import Producer  # noqa: E402
-from producer.contract import Method  # noqa: E402
-from producer.errors import TersifyError  # noqa: E402
-from producer.settings import Settings  # noqa: E402
+from tersify.client import Producer  # noqa: E402
+from tersify.contract import Method  # noqa: E402
+from tersify.errors import TersifyError  # noqa: E402
+from tersify.settings import Settings  # noqa: E402
+from tersify.store import keys  # noqa: E402
+from tersify.worker.processes.redis_sentinel import SentinelGroup  # noqa: E402
+from tersify.worker.processes.redis_server import LocalRedis  # noqa: E402
+from tersify.worker.processes.worker_process import WorkerProcess  # noqa: E402
 from tests.fakemodel import FakeModelServer, hang, malformed, status  # noqa: E402
-from worker.processes.redis_sentinel import SentinelGroup  # noqa: E402
-from worker.processes.redis_server import LocalRedis  # noqa: E402
-from worker.processes.worker_process import WorkerProcess  # noqa: E402
 
 FAULTS = {
     "SOAK-500": status(500),

@@ -34,10 +34,10 @@ from _harness import (
 from celery import Celery
 from peers.env import ensure_peer_python, peer_python_path
 
-from producer.client import Producer
-from producer.contract import Method
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
 
 SYSTEMS = ("tersify", "celery_bare", "arq", "dramatiq")
 # A 2,000-job burst outlasts the interactive deadline (30 s) and gate lease (15 s) at any rate

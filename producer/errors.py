@@ -19,7 +19,7 @@ connection errors); the worker never retries past the job's deadline.
 
 from __future__ import annotations
 
-from producer.contract import DeadLetterReason, FallbackReason
+from tersify.contract import DeadLetterReason, FallbackReason
 
 
 class TersifyError(Exception):

@@ -107,6 +107,12 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a session's last compaction summary is kept for the next; 0: off.",
     )
+    compaction_summary_max_chars: int = Field(
+        6000,
+        ge=2000,
+        le=64_000,
+        description="Longest compaction summary; open requests quoted in full may exceed it.",
+    )
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )
@@ -126,6 +132,11 @@ class Settings(BaseSettings):
     )
     session_log_retention_days: float = Field(
         30.0, ge=0, description="Session log files untouched this long are deleted; 0: kept."
+    )
+    session_log_pending_max_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Passthrough outputs waiting in Redis for the session log; oldest go past it.",
     )
 
     # Redaction (owned by worker/redact/)
@@ -162,13 +173,20 @@ class Settings(BaseSettings):
         "", description="URL prefixes a job's callback_url may start with; empty: webhooks off."
     )
     webhook_secret: SecretStr | None = Field(
-        None, description="Signs every webhook POST (HMAC-SHA256); required for webhooks."
+        None, description="Signs every webhook POST (Standard Webhooks); required for webhooks."
     )
     webhook_max_attempts: int = Field(5, ge=1, description="POSTs of one webhook before giving up.")
     webhook_retry_base_seconds: float = Field(
         1.0, gt=0, description="Backoff before the first webhook retry; doubles each time."
     )
-    webhook_timeout_seconds: float = Field(5.0, gt=0, description="Longest webhook POST.")
+    webhook_timeout_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="Longest webhook POST, in total (connect, send, the answer's status).",
+    )
+    webhook_concurrency: int = Field(
+        16, ge=1, description="Webhook POSTs one worker process has in flight at once."
+    )
 
     # MCP proxy (owned by worker/mcp/)
     mcp_intent: str | None = Field(
@@ -253,6 +271,19 @@ class Settings(BaseSettings):
     # Logging
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")
+
+    # Quotes in model summaries (owned by worker/summarize/)
+    max_quote_chars: int = Field(
+        1200,
+        ge=0,
+        description="Output lines a model summary quotes by number, copied exactly, besides its "
+        "prose; 0: none.",
+    )
+    openai_response_format: Literal["json_schema", "json_object", "text"] = Field(
+        "json_schema",
+        description="How an OpenAI-compatible server is asked for the JSON answer; `text` for "
+        "servers that refuse `response_format`.",
+    )
 
     def resolved_summary_provider(self) -> ProviderName:
         """The provider summaries use: its own setting, else the main one, else any keyed one."""

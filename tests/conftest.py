@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from tersify.worker.processes.redis_server import LocalRedis
 from tests.fakemodel import FakeModelServer
-from worker.processes.redis_server import LocalRedis
 
 
 def pytest_configure(config: pytest.Config) -> None:

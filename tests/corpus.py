@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from worker.quality.corpus import Case, load_case
-from worker.quality.corpus import load_cases as _load_cases
-from worker.quality.evaluation import kept
+from tersify.worker.quality.corpus import Case, load_case
+from tersify.worker.quality.corpus import load_cases as _load_cases
+from tersify.worker.quality.evaluation import kept
 
 __all__ = ["CORPUS_DIR", "SAMPLE_DIR", "Case", "kept", "load_case", "load_cases"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from producer.wire import COMPACT_TASK, SUMMARIZE_TASK
+from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK
 
 TASKS = (SUMMARIZE_TASK, COMPACT_TASK)
 

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from producer.settings import Settings
-from worker.processes.redis_server import free_port
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import free_port
 
 __all__ = ["free_port", "tersify", "tersify_argv", "wait_for"]
 
@@ -18,7 +18,7 @@ T = TypeVar("T")
 
 def tersify_argv(*args: str) -> list[str]:
     """The command line of ``tersify ARGS…`` in this interpreter."""
-    return [sys.executable, "-m", "worker.cli", *args]
+    return [sys.executable, "-m", "tersify.worker.cli", *args]
 
 
 def tersify(

@@ -15,7 +15,7 @@ import httpx
 import redis
 from celery import Celery, signals
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 TASK = "bench.bare_call"
 DONE_KEY = "bench:done"

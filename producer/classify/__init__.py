@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from producer.classify.shellcmd import Invocation, command_lists
-from producer.classify.sniff import is_machine_data, parses_as_data, sniff
-from producer.contract import ToolType
+from tersify.classify.shellcmd import Invocation, command_lists
+from tersify.classify.sniff import is_machine_data, parses_as_data, sniff
+from tersify.contract import ToolType
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
 COMMAND, DATA, WEB = ToolType.COMMAND_OUTPUT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 
-from producer.classify.sanitize import sanitize
-from producer.classify.signals import is_verdict
-from producer.contract import ToolType
+from tersify.contract import ToolType
+from tersify.text.sanitize import sanitize
+from tersify.text.signals import is_verdict
 
 _SAMPLE_HEAD = 48_000
 _SAMPLE_TAIL = 12_000

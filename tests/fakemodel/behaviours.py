@@ -67,7 +67,35 @@ class Raw:
     code: int = 200
 
 
-Behaviour = Ok | Status | Malformed | Empty | Oversized | Hang | CloseMidBody | SlowDrip | Raw
+@dataclass(frozen=True, slots=True)
+class Structured:
+    """Answer with this JSON value as the structured answer the request asked for (a forced
+    tool call's input, a ``response_format`` JSON content), valid for it or not."""
+
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Verbatim:
+    """Answer with exactly this text as the model's text, whatever format was asked for (a model
+    or server that ignored it, an answer cut off mid-JSON)."""
+
+    text: str
+
+
+Behaviour = (
+    Ok
+    | Status
+    | Malformed
+    | Empty
+    | Oversized
+    | Hang
+    | CloseMidBody
+    | SlowDrip
+    | Raw
+    | Structured
+    | Verbatim
+)
 
 
 def ok(text: str | None = None, latency: float = 0.0) -> Behaviour:
@@ -113,6 +141,16 @@ def slow_drip(total_seconds: float) -> Behaviour:
 def raw(body: bytes | str, code: int = 200) -> Behaviour:
     """Exactly ``body`` (JSON content type) with status ``code``."""
     return Raw(body.encode() if isinstance(body, str) else body, code)
+
+
+def answer(data: Any) -> Behaviour:
+    """``data`` as the structured answer (a tool call's input, the JSON content), as given."""
+    return Structured(data)
+
+
+def verbatim(text: str) -> Behaviour:
+    """Exactly ``text`` as the model's text, in a text block or the message content."""
+    return Verbatim(text)
 
 
 @dataclass(frozen=True, slots=True)

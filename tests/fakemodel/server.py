@@ -24,6 +24,8 @@ from tests.fakemodel.behaviours import (
     RecordedRequest,
     SlowDrip,
     Status,
+    Structured,
+    Verbatim,
 )
 from tests.fakemodel.http import BadRequest, read_body, send, send_json
 from tests.fakemodel.wire import AnthropicWire, OpenAIWire, Wire, answer_text, models_list
@@ -309,11 +311,12 @@ class FakeModelServer:
             case _:
                 pass
         text = answer_text(behaviour, wire.user_text(parsed))
-        if isinstance(behaviour, Ok | Empty | Oversized):
+        if isinstance(behaviour, Ok | Empty | Oversized | Structured | Verbatim):
             delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-        payload = wire.success(parsed, text, next(self._ids))
+        shape = {Structured: "data", Verbatim: "verbatim"}.get(type(behaviour), "text")
+        payload = wire.success(parsed, text, next(self._ids), shape=shape)
         data = json.dumps(payload).encode()
         headers = {"content-type": "application/json", **wire.id_header(self._ids)}
         if isinstance(behaviour, CloseMidBody):

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import redis
 
-from producer import keys
-from producer.client import Producer
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.redis_server import LocalRedis
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
-from worker.processes.redis_server import LocalRedis
-from worker.processes.worker_process import WorkerProcess
 
 API_KEY = "sk-test-not-a-real-key-0123456789"
 

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.api.openapi import DOCUMENT
 from tests.integration.test_api import TOKEN, ApiServer
-from worker.api.openapi import DOCUMENT
+
+pytestmark = pytest.mark.slow
 
 HTTP = frozenset({"get", "put", "post", "delete", "patch"})
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")

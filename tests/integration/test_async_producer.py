@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
-from producer.aio import AsyncProducer
-from producer.contract import Method
-from producer.errors import JobNotFoundError, ResultTimeoutError
-from producer.settings import Settings
-from worker.processes.worker_process import WorkerProcess
+from tersify.client import AsyncProducer
+from tersify.contract import Method
+from tersify.errors import JobNotFoundError, ResultTimeoutError
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 
 LOG = "\n".join(f"step {i}: ok" for i in range(300)) + "\nERROR: disk quota exceeded\n"
 

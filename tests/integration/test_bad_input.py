@@ -10,14 +10,14 @@ from collections.abc import Callable
 
 import pytest
 
-from producer import keys
-from producer.client import Producer
-from producer.contract import Method, Queue
-from producer.errors import InvalidJobError, OutputTooLargeError, UnsupportedSchemaError
-from producer.publisher import Publisher
-from producer.settings import Settings
-from producer.wire import SUMMARIZE_TASK, parse_message
-from worker.processes.worker_process import WorkerProcess
+from tersify.client import Producer
+from tersify.contract import Method, Queue
+from tersify.errors import InvalidJobError, OutputTooLargeError, UnsupportedSchemaError
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.publisher import Publisher
+from tersify.store.wire import SUMMARIZE_TASK, parse_message
+from tersify.worker.processes.worker_process import WorkerProcess
 
 BIG = "x" * 5000
 

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.cli.demo import load_examples
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify, tersify_argv
-from worker.cli.demo import load_examples
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 RESULT_FIELDS = {

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from producer import keys, payloads
-from producer.client import Producer
-from producer.contract import Method, Queue
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method, Queue
+from tersify.settings import Settings
+from tersify.store import keys, payloads
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify, wait_for
-from worker.processes.worker_process import WorkerProcess
 
 OUTPUT = "x" * 5000 + "\nerror: replay me\n"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from producer.contract import ToolType
-from producer.settings import Settings
+from tersify.contract import ToolType
+from tersify.settings import Settings
 
 
 def test_the_demo_summarizes_one_output_of_every_tool_type_and_cleans_up(tmp_path: Path) -> None:
@@ -20,7 +20,7 @@ def test_the_demo_summarizes_one_output_of_every_tool_type_and_cleans_up(tmp_pat
         env.pop(name, None)  # the embedded default: a private Redis and the extractive provider
     env["COLUMNS"] = "200"
     done = subprocess.run(
-        [sys.executable, "-m", "worker.cli", "demo", "--timeout", "60"],
+        [sys.executable, "-m", "tersify.worker.cli", "demo", "--timeout", "60"],
         env=env,
         capture_output=True,
         text=True,

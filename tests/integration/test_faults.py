@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from producer import keys
-from producer.client import Producer
-from producer.contract import FallbackReason, Method
-from producer.errors import RedisUnavailableError
-from producer.publisher import Publisher
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import FallbackReason, Method
+from tersify.errors import RedisUnavailableError
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.publisher import Publisher
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, close_mid_body, ok, slow_drip
 from tests.integration.conftest import provider_env
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"[{i:04d}] building target {i}" for i in range(300)) + "\nerror: link failed\n"

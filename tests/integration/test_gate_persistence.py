@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from producer.gate import SessionGate
-from producer.settings import Settings
+from tersify.gate import SessionGate
+from tersify.settings import Settings
 from tests.helpers import free_port
 
 

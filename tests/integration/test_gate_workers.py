@@ -7,14 +7,14 @@ import os
 import signal
 from collections.abc import Callable
 
-from producer.client import Producer
-from producer.contract import FallbackReason, Method
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import FallbackReason, Method
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, hang, ok
 from tests.helpers import wait_for
 from tests.integration.conftest import provider_env
-from worker.processes.redis_server import LocalRedis
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"

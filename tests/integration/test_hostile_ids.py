@@ -12,14 +12,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from producer import keys
-from producer.aio import AsyncProducer
-from producer.client import Producer
-from producer.errors import InvalidJobError
-from producer.settings import Settings
+from tersify.client import AsyncProducer, Producer
+from tersify.errors import InvalidJobError
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import read_entries, session_file
 from tests.helpers import wait_for
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import read_entries, session_file
 
 StartWorker = Callable[..., WorkerProcess]
 LONG_OUTPUT = "".join(f"line {i}: ERROR step {i} failed\n" for i in range(200))

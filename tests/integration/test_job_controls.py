@@ -13,17 +13,17 @@ import pytest
 import redis
 from pydantic import SecretStr
 
-from producer import keys
-from producer.cancel import JobState
-from producer.client import Producer
-from producer.contract import FallbackReason, Method, SummaryResult
-from producer.settings import Settings
-from producer.webhooks import SIGNATURE_HEADER, TIMESTAMP_HEADER, verify
+from tersify.client import Producer
+from tersify.client.cancel import JobState
+from tersify.contract import FallbackReason, Method, SummaryResult
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.webhooks import ID_HEADER, verify
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, ok
 from tests.helpers import tersify, wait_for
 from tests.integration.conftest import provider_env
 from tests.integration.test_api import TOKENS, ApiServer, client, summary_body
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 OUTPUT = "".join(f"{i:04d} INFO request {i} served in {i % 97} ms\n" for i in range(600))
@@ -121,7 +121,7 @@ def test_a_jobs_model_and_cap_go_to_the_provider(
             options={"model": "tiny-model", "max_summary_chars": 100},
         ).wait(30)
     sent = [r.body["model"] for r in fake_model.requests if r.path.endswith("/chat/completions")]
-    assert sent == ["tiny-model"]
+    assert sent == ["tiny-model", "tiny-model"]  # the oversized answer was sent back once
     assert (capped.method, capped.fallback_reason) == (Method.FALLBACK, FallbackReason.OVERSIZED)
 
 
@@ -212,7 +212,8 @@ def test_a_webhook_is_posted_once_signed_and_retried_past_failures(
     bodies = {body for _, body in hook.posts}
     assert len(bodies) == 1  # the same result each time
     for headers, body in hook.posts:
-        assert verify(SecretStr(SECRET), headers[TIMESTAMP_HEADER], headers[SIGNATURE_HEADER], body)
+        assert verify(SecretStr(SECRET), body, headers)
+    assert len({headers[ID_HEADER] for headers, _ in hook.posts}) == 1  # one id for every retry
     assert SummaryResult.model_validate_json(bodies.pop()) == result
 
 

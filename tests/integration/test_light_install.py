@@ -1,5 +1,6 @@
 """The base install is a producer: a wheel built from this tree, in a fresh venv with no extras,
-enqueues without Celery, and a real worker answers the job."""
+enqueues without Celery, and a real worker answers the job. The wheel holds one top-level
+package, ``tersify``, so a user's own ``producer.py`` or ``worker.py`` shadows nothing."""
 
 from __future__ import annotations
 
@@ -7,21 +8,23 @@ import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from producer.contract import Method, SummaryResult
-from producer.settings import Settings
-from worker.processes.worker_process import WorkerProcess
+from tersify.contract import Method, SummaryResult
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("celery", "kombu", "httpx", "fastapi", "uvicorn", "rich", "prometheus_client", "mcp")
 SUBMIT = """
 import json, sys
-from producer.client import Producer
-from producer.settings import Settings
+from tersify import Producer, Settings
 
 output = "".join(f"{i:04d} step {i} finished with warnings\\n" for i in range(400))
 with Producer(Settings(redis_url=sys.argv[1])) as producer:
@@ -40,8 +43,8 @@ def run(*argv: str | Path, cwd: Path | None = None) -> subprocess.CompletedProce
 
 
 @pytest.fixture(scope="module")
-def light_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv holding the wheel built from this tree, installed without extras."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from this tree."""
     base = tmp_path_factory.mktemp("light")
     source = base / "source"
     source.mkdir()
@@ -63,11 +66,30 @@ def light_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         wheels,
         source,
     )
-    (wheel,) = wheels.glob("tersify-*.whl")
-    venv = base / "venv"
+    (built,) = wheels.glob("tersify-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def light_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding the wheel built from this tree, installed without extras."""
+    venv = tmp_path_factory.mktemp("light") / "venv"
     run(sys.executable, "-m", "venv", venv)
     run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel)
     return venv
+
+
+# What a backend's own modules of these names might do when imported by mistake.
+HOSTILE_MODULE = 'raise ImportError("this is the application\'s own {name}.py")\n'
+
+
+def test_the_wheel_puts_only_tersify_into_site_packages(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/", 1)[0] for name in archive.namelist()}
+    assert {t for t in tops if not t.endswith((".dist-info", ".data"))} == {"tersify"}
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    assert {"tersify/__init__.py", "tersify/worker/__init__.py", "tersify/py.typed"} <= names
 
 
 @pytest.mark.timeout(900)
@@ -108,3 +130,25 @@ def test_a_base_install_runs_tersify_submit_and_names_the_extra_a_worker_needs(
     )
     assert worker.returncode == 1
     assert "pip install 'tersify[worker" in worker.stderr
+
+
+@pytest.mark.timeout(900)
+def test_modules_named_producer_and_worker_beside_the_caller_break_neither_side(
+    light_venv: Path, settings: Settings, tmp_path: Path
+) -> None:
+
+    app = tmp_path / "app"
+    app.mkdir()
+    for name in ("producer", "worker"):  # first on sys.path: the script's folder, the cwd
+        (app / f"{name}.py").write_text(HOSTILE_MODULE.format(name=name))
+    # `python -m tersify.worker.cli` in the app's folder: its own modules come first on the path
+    worker = WorkerProcess(settings, tmp_path, cwd=app, session_log_dir=str(tmp_path / "logs"))
+    try:
+        worker.start()
+        script = app / "submit.py"
+        script.write_text(SUBMIT)
+        answered = run(light_venv / "bin" / "python", script, settings.redis_url, cwd=app)
+    finally:
+        worker.stop()
+    result = SummaryResult.model_validate(json.loads(answered.stdout))
+    assert result.method is Method.EXTRACTIVE

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from producer.client import Producer
-from producer.contract import Queue
-from producer.liveness import no_worker_warning
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.client.liveness import no_worker_warning
+from tersify.contract import Queue
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify
 from tests.integration.test_api import TOKENS, ApiServer, client, summary_body
-from worker.processes.worker_process import WorkerProcess
 
 LONG = "".join(f"line {i}: something happened at step {i}\n" for i in range(200))
 StartWorker = Callable[..., WorkerProcess]

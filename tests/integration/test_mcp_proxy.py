@@ -18,10 +18,10 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.processes.group import GroupProcess
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import free_port, tersify_argv
-from worker.processes.group import GroupProcess
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 COMMITS = 300
@@ -176,3 +176,34 @@ def port_open(port: int) -> bool:
     with socket.socket() as probe:
         probe.settimeout(0.5)
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+REPORTING = [sys.executable, str(Path(__file__).parents[1] / "mcpservers" / "reporting.py")]
+
+
+async def drive_reporting(settings: Settings) -> dict[str, Any]:
+    """List the tools through the proxy, call the server's own tersify_read, and count with a
+    progress callback; what came back."""
+    env = settings.child_env(redis_url=settings.redis_url, log_format="json")
+    got: dict[str, Any] = {"progress": []}
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        got["progress"].append((done, total, message))
+
+    async with session(tersify_argv("mcp-proxy", "--", *REPORTING), env) as proxied:
+        got["tools"] = [tool.name for tool in (await proxied.list_tools()).tools]
+        got["own"] = text_of(await proxied.call_tool("tersify_read", {"ref": "abc"}))
+        got["count"] = text_of(
+            await proxied.call_tool("count", {"steps": 3}, progress_callback=progress)
+        )
+    return got
+
+
+def test_the_proxy_passes_progress_through_and_never_shadows_a_servers_tool(
+    settings: Settings,
+) -> None:
+    got = anyio.run(drive_reporting, settings)
+    assert sorted(got["tools"]) == ["count", "tersify_read", "tersify_read_2"]
+    assert got["own"] == "the server's own tersify_read got abc"
+    assert got["count"] == "counted to 3"
+    assert got["progress"] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]

@@ -10,17 +10,18 @@ import httpx
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from producer.client import Producer, redis_client
-from producer.contract import Method, Queue, SummaryResult
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method, Queue, SummaryResult
+from tersify.settings import Settings
+from tersify.store.redis_url import redis_client
+from tersify.worker.cli.demo import load_examples
+from tersify.worker.metrics.jobs import exported_names
+from tersify.worker.metrics.state import StateCollector
+from tersify.worker.model.pricing import parse_prices
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, status
 from tests.helpers import free_port, wait_for
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
-from worker.cli.demo import load_examples
-from worker.metrics.jobs import exported_names
-from worker.metrics.state import StateCollector
-from worker.model.pricing import parse_prices
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]

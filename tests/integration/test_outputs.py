@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from producer.client import Producer
-from producer.contract import Method
-from producer.errors import InvalidJobError, JobNotFoundError
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.errors import InvalidJobError, JobNotFoundError
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify
 from tests.integration.test_api import SCOPED, TOKENS, ApiServer, client
-from worker.processes.worker_process import WorkerProcess
 
 LINES = [
     f"{i:04d} commit {i * 7919 % 100_000:05x} {'fix' if i % 10 == 0 else 'add'} thing {i}"

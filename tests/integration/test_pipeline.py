@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from producer import keys
-from producer.classify import classify
-from producer.client import Producer
-from producer.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
-from producer.settings import Settings
+from tersify.classify import classify
+from tersify.client import Producer
+from tersify.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.cli.demo import Example, load_examples
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import read_entries, session_file
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
 from tests.helpers import wait_for
 from tests.integration.conftest import provider_env, wait_for_cached_summaries
-from worker.cli.demo import Example, load_examples
-from worker.processes.worker_process import WorkerProcess
-from worker.store.sessionlog import read_entries, session_file
 
 EXAMPLES = load_examples()
 StartWorker = Callable[..., WorkerProcess]
@@ -46,7 +46,9 @@ def test_a_short_output_passes_through_without_a_job(producer: Producer, redis_c
     assert result.method is Method.PASSTHROUGH
     assert result.text == "ok\n" * 10
     # nothing enqueued, nothing stored: only the output, on its way to the session log
-    assert redis_client.keys("*") == [keys.PASSTHROUGH_LOG]
+    waiting = {keys.PASSTHROUGH_LOG, keys.PASSTHROUGH_SIZES, keys.PASSTHROUGH_BYTES}
+    owned = {keys.passthrough_entry(handle.job_id), keys.session_keys("s1")}
+    assert set(redis_client.keys("*")) == waiting | owned
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

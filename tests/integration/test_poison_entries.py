@@ -16,12 +16,12 @@ import redis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from producer import keys
-from producer.client import Producer
-from producer.contract import DeadLetterReason, Method
+from tersify.client import Producer
+from tersify.contract import DeadLetterReason, Method
+from tersify.store import keys
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.entries import bad_entries
 from tests.helpers import wait_for
-from worker.processes.worker_process import WorkerProcess
 
 ENTRY_LIMIT = 64 * 1024  # the worker's TERSIFY_MAX_QUEUE_ENTRY_BYTES (its smallest setting)
 BATCHES = 10

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from producer.client import Producer
-from producer.compaction import CompactionMethod
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.chat.compaction import CompactionMethod
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests import fakesecrets
 from tests.fakemodel import FakeModelServer, status
 from tests.integration.conftest import provider_env
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 
@@ -105,3 +105,25 @@ def test_under_result_redaction_the_agent_gets_placeholders_not_secrets(
     result = producer.submit(session_id="leaky-r", tool_name="bash", output=output).wait(30)
     assert result.method is Method.EXTRACTIVE
     assert leaked([result.text], secrets) == []
+
+
+def test_no_hostile_form_of_a_secret_reaches_the_model_in_any_field(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    rng = random.Random(28)
+    output, shown = fakesecrets.hostile_output(rng)
+    token = fakesecrets.github_token(rng)
+    password = fakesecrets.worded_password(rng)
+    secrets = [part for secret in [*shown, token, password] for part in secret.vanish]
+    filler = "".join(f"step {i}: ok\n" for i in range(200))
+    start_worker(**provider_env(fake_model, "openai"))
+    result = producer.submit(
+        session_id="hostile",
+        tool_name=f"mcp__vault__read_{token.text}",
+        command=f"curl -u deploy:{password.text} https://vault.internal/v1/items",
+        query=f"why does DB_PASSWORD={password.text} fail",
+        output=filler + output,
+    ).wait(30)
+    assert result.method is Method.LLM, result.fallback_detail
+    sent = [json.dumps(request.body) for request in fake_model.requests]
+    assert sent and leaked(sent, secrets) == []

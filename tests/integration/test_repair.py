@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
 from tests.helpers import tersify
 from tests.integration.test_api import TOKEN, ApiServer, assert_problem, client
 

@@ -12,22 +12,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from producer.client import Producer
-from producer.gate import SessionGate
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.gate import SessionGate
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.reprocess.estimate import estimate_all
+from tersify.worker.reprocess.reader import read_logs
 from tests.fakemodel import FakeModelServer, ok
 from tests.integration.conftest import provider_env
 from tests.unit.test_reprocess import write_archive
-from worker.processes.worker_process import WorkerProcess
-from worker.reprocess.estimate import estimate_all
-from worker.reprocess.reader import read_logs
 
 StartWorker = Callable[..., WorkerProcess]
 
 
 def reprocess_cmd(*args: str) -> list[str]:
     """The command line of ``tersify reprocess`` with ``args``."""
-    return [sys.executable, "-m", "worker.cli", "reprocess", "--no-progress", *args]
+    return [sys.executable, "-m", "tersify.worker.cli", "reprocess", "--no-progress", *args]
 
 
 def start_reprocess(settings: Settings, *args: str) -> subprocess.Popen[bytes]:

@@ -11,10 +11,14 @@ from pathlib import Path
 import pytest
 import redis
 
-from producer.client import Producer
-from producer.contract import Method, Queue, new_job_id
-from producer.errors import ProviderError
-from producer.settings import ProviderName, Settings
+from tersify.client import Producer
+from tersify.contract import Method, Queue, new_job_id
+from tersify.errors import ProviderError
+from tersify.settings import ProviderName, Settings
+from tersify.worker.model.providers import make_provider
+from tersify.worker.model.providers.base import ModelRequest
+from tersify.worker.processes.redis_server import LocalRedis
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import (
     FakeModelServer,
     close_mid_body,
@@ -26,10 +30,6 @@ from tests.fakemodel import (
     status,
 )
 from tests.integration.conftest import API_KEY, provider_env
-from worker.model.providers import make_provider
-from worker.model.providers.base import ModelRequest
-from worker.processes.redis_server import LocalRedis
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"collected item {i}" for i in range(300)) + "\nFAILED tests/test_x.py::test_y\n"

@@ -19,17 +19,17 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from producer import keys
-from producer.aio import AsyncProducer
-from producer.client import Producer, redis_client
-from producer.contract import Method, SummaryResult
-from producer.errors import ResultTimeoutError
-from producer.settings import Settings
+from tersify.client import AsyncProducer, Producer
+from tersify.contract import Method, SummaryResult
+from tersify.errors import ResultTimeoutError
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.redis_url import redis_client
+from tersify.worker.processes.redis_sentinel import SentinelGroup
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, ok
 from tests.helpers import tersify, wait_for
 from tests.integration.conftest import provider_env
-from worker.processes.redis_sentinel import SentinelGroup
-from worker.processes.worker_process import WorkerProcess
 
 PRIMARY_PASSWORD = "primary-pw-7f3a9c51e2"
 SENTINEL_PASSWORD = "sentinel-pw-0b8d44e6a1"
@@ -82,6 +82,7 @@ def run_job(producer: Producer, n: int, resubmits: list[int]) -> list[SummaryRes
     raise AssertionError("unreachable")
 
 
+@pytest.mark.slow
 def test_jobs_end_exactly_once_when_the_primary_is_killed_mid_load(
     group: SentinelGroup, sentinel_settings: Settings, fake_model: FakeModelServer, tmp_path: Path
 ) -> None:

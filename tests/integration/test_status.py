@@ -10,14 +10,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from producer.client import Producer
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.worker.cli.demo import load_examples
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, status
 from tests.helpers import tersify
 from tests.integration.conftest import provider_env
-from worker.cli.demo import load_examples
-from worker.processes.worker_process import WorkerProcess
 
 StartWorker = Callable[..., WorkerProcess]
 EXAMPLE = next(ex for ex in load_examples() if len(ex.output) > 2000)
@@ -89,7 +89,7 @@ def test_status_prints_tables_for_people(producer: Producer, settings: Settings)
 def test_status_fails_cleanly_when_redis_is_unreachable(settings: Settings) -> None:
     env = settings.child_env(redis_url="redis://127.0.0.1:1/0")
     done = subprocess.run(
-        [sys.executable, "-m", "worker.cli", "status", "--json"],
+        [sys.executable, "-m", "tersify.worker.cli", "status", "--json"],
         env=env,
         capture_output=True,
         text=True,
@@ -106,7 +106,7 @@ def test_status_watch_refreshes_until_interrupted(
     producer.submit(session_id="watched", tool_name=EXAMPLE.tool_name, output=EXAMPLE.output)
     clients = len(redis_client.client_list())
     proc = subprocess.Popen(
-        [sys.executable, "-m", "worker.cli", "status", "--watch", "0.2"],
+        [sys.executable, "-m", "tersify.worker.cli", "status", "--watch", "0.2"],
         env=settings.child_env(redis_url=settings.redis_url),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -9,13 +9,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
 from tests.helpers import free_port, wait_for
 from tests.integration.conftest import provider_env
 from tests.integration.test_api import LONG_OUTPUT, ApiServer
 from tests.integration.test_metrics import scrape, total
-from worker.processes.worker_process import WorkerProcess
 
 ACME = "tok-acme-0123456789abcdef0123"
 BETA = "tok-beta-0123456789abcdef0123"

@@ -11,14 +11,14 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from producer.client import Producer
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, ok
 from tests.helpers import wait_for
 from tests.integration.conftest import provider_env
 from tests.otlp import OtlpReceiver, ReceivedSpan
-from worker.processes.worker_process import WorkerProcess
 
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(300)) + "\nerror: link failed\n"
 WORKER_SPANS = {"tersify.job", "tersify.queue_wait", "tersify.classify", "tersify.store"}

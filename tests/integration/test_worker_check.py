@@ -6,14 +6,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from producer.settings import Settings
-from worker.processes.worker_process import WorkerProcess
+from tersify.settings import Settings
+from tersify.worker.processes.worker_process import WorkerProcess
 
 
 def check(settings: Settings, hostname: str) -> subprocess.CompletedProcess[str]:
     """Run the check as a supervisor would."""
     return subprocess.run(
-        [sys.executable, "-m", "worker.cli", "worker", "--check", "--hostname", hostname],
+        [sys.executable, "-m", "tersify.worker.cli", "worker", "--check", "--hostname", hostname],
         env=settings.child_env(redis_url=settings.redis_url),
         capture_output=True,
         text=True,

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from producer import keys
-from producer.client import Producer
-from producer.contract import Method
-from producer.settings import Settings
+from tersify.client import Producer
+from tersify.contract import Method
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.cli.demo import load_examples
+from tersify.worker.processes.group import GroupProcess
 from tests.helpers import tersify, tersify_argv, wait_for
-from worker.cli.demo import load_examples
-from worker.processes.group import GroupProcess
 
 NAMES = ("sup-1@localhost", "sup-2@localhost")
 START = 30.0

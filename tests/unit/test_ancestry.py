@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worker.shrink.ancestry import ancestors, headers, is_header
-from worker.shrink.document import Doc
+from tersify.worker.shrink.ancestry import ancestors, headers, is_header
+from tersify.worker.shrink.document import Doc
 
 
 def lines_of(doc: Doc, indices: list[int]) -> list[str]:

@@ -6,8 +6,8 @@ import threading
 
 from celery.backends.base import DisabledBackend
 
-from producer.settings import Settings
-from worker.broker.app import create_app
+from tersify.settings import Settings
+from tersify.worker.broker.app import create_app
 
 
 def test_every_pool_thread_shares_one_disabled_result_backend() -> None:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_TIMEOUT_SECONDS = 60
 # The first throughput run installs the peers' env (about a minute) before measuring four systems.
@@ -43,6 +45,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
+    (
+        "quote_tokens.py",
+        ["tests/corpus-sample"],
+        "quote_tokens:",
+        {"old_mean", "lines_mean", "new_mean", "ratio", "new_kept"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
 ]
 
 
@@ -55,6 +64,7 @@ def summary_fields(line: str) -> dict[str, str]:
 def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
     script: str, argv: list[str], prefix: str, expected: set[str], timeout: float
 ) -> None:
+
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), *argv],
         cwd=ROOT,

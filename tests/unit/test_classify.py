@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.classify import classify, normalize_tool_name
-from producer.classify.shellcmd import command_lists
-from producer.contract import ToolType
+from tersify.classify import classify, normalize_tool_name
+from tersify.classify.shellcmd import command_lists
+from tersify.contract import ToolType
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
 COMMAND, DATA, WEB = ToolType.COMMAND_OUTPUT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT

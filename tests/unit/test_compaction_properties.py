@@ -8,18 +8,18 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from producer.compaction import CompactionJob, CompactionMethod, CompactionResult
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from producer.messages import parse
-from producer.pairs import repair
-from producer.settings import Settings
-from producer.text import line_count, truncate
-from worker.compaction.compact import compact
-from worker.compaction.summary import BANNER, BANNERS, unwrap, with_banner
-from worker.model.calls import Route
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest
+from tersify.chat.compaction import CompactionJob, CompactionMethod, CompactionResult
+from tersify.chat.messages import parse
+from tersify.chat.pairs import repair
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.text import line_count, truncate
+from tersify.worker.compaction.compact import compact
+from tersify.worker.compaction.summary import BANNER, BANNERS, unwrap, with_banner
+from tersify.worker.model.calls import Route
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest
 
 Msg = dict[str, Any]
 

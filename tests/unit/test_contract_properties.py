@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from producer.contract import PendingSummary
-from producer.errors import InvalidJobError, OutputTooLargeError
-from producer.jobs import build_job
-from producer.settings import Settings
-from producer.wire import SummaryMessage, parse_message
+from tersify.client.jobs import build_job
+from tersify.contract import PendingSummary
+from tersify.errors import InvalidJobError, OutputTooLargeError
+from tersify.settings import Settings
+from tersify.store.wire import SummaryMessage, parse_message
 
 SETTINGS = Settings()
 ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=300)

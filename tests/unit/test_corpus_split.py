@@ -6,9 +6,9 @@ import json
 import runpy
 from collections import defaultdict
 
+from tersify.worker.quality.corpus import load_cases
+from tersify.worker.quality.positions import at_edge
 from tests.corpus import CORPUS_DIR
-from worker.quality.corpus import load_cases
-from worker.quality.positions import at_edge
 
 
 def _families_by_split() -> dict[str, set[str]]:

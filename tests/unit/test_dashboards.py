@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from worker.metrics.jobs import exported_names
+from tersify.worker.metrics.jobs import exported_names
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 DASHBOARD = DEPLOY / "grafana" / "tersify.json"

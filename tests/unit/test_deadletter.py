@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.jobs.deadletter import REPLAY_KEEP_BYTES, replayable
+from tersify.worker.jobs.deadletter import REPLAY_KEEP_BYTES, replayable
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

@@ -22,8 +22,8 @@ import pytest
 import yaml
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
-from producer.contract import Queue
-from producer.settings import Settings
+from tersify.contract import Queue
+from tersify.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -67,7 +67,7 @@ def render_env_example() -> str:
     """The env example: every setting with its description and default, all commented out."""
     lines = [
         "# Every TERSIFY_* setting with its description and default, generated from",
-        "# producer.settings.Settings (python -m tests.unit.test_deploy). Copy to",
+        "# tersify.settings.Settings (python -m tests.unit.test_deploy). Copy to",
         "# deploy/tersify.env (compose) or /etc/tersify/tersify.env (systemd) and uncomment only",
         "# what you change, so the image's and the unit's own settings stay in force.",
         "# Keep API keys out of version control.",
@@ -185,7 +185,7 @@ def longest_job_seconds(settings: Settings) -> float:
 
 def soft_shutdown_seconds() -> float:
     """Celery's soft-shutdown time as the worker app configures it."""
-    from worker.broker.app import create_app
+    from tersify.worker.broker.app import create_app
 
     return float(create_app(Settings()).conf.worker_soft_shutdown_timeout or 0.0)
 
@@ -421,7 +421,7 @@ def test_every_grace_period_outlasts_the_longest_job() -> None:
 
 
 def test_the_liveness_probe_is_the_cheap_check_and_outwaits_a_heartbeat() -> None:
-    from worker.runtime.heartbeat import HEARTBEAT_TTL
+    from tersify.worker.runtime.heartbeat import HEARTBEAT_TTL
 
     for deployment in of_kind("Deployment"):
         probe = deployment["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from producer.contract import ToolType
-from worker.shrink.diversity import rarity, shape
-from worker.shrink.fallback import fallback_truncate
+from tersify.contract import ToolType
+from tersify.worker.shrink.diversity import rarity, shape
+from tersify.worker.shrink.fallback import fallback_truncate
 
 
 def test_lines_differing_only_in_names_and_numbers_share_a_shape() -> None:

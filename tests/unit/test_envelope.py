@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.contract import DeadLetterReason
-from producer.errors import RefusedEntryError
+from tersify.contract import DeadLetterReason
+from tersify.errors import RefusedEntryError
+from tersify.worker.broker.envelope import check_entry
 from tests.entries import FIELDS, bad_entries, dumps, encode_body, envelope
-from worker.broker.envelope import check_entry
 
 LIMIT = 64 * 1024
 

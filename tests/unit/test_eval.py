@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
+from tersify.worker.cli import eval as eval_cmd
+from tersify.worker.cli import main
+from tersify.worker.quality.corpus import load_cases
+from tersify.worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 from tests.corpus import CORPUS_DIR
-from worker.cli import eval as eval_cmd
-from worker.cli import main
-from worker.quality.corpus import load_cases
-from worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 
 TAIL_FACT = "error: the build failed at step 7"
 FLOORS = {"extractive": 64.0, "fallback": 64.0}
@@ -79,6 +79,14 @@ def test_model_input_scores_the_whole_request_so_a_fact_under_the_cap_is_kept(co
     report = evaluate(load_cases(corpus, ["build"]), EvalMethod.MODEL_INPUT, 50_000)
     assert report.overall.kept == 2
     assert report.results[0].chars_out > report.results[0].chars_in  # instructions added
+
+
+def test_model_input_reads_a_fact_across_lines_through_their_numbers(tmp_path: Path) -> None:
+    fact = "error: step 7 failed\n  caused by: disk full"
+    log = "".join(f"step {i} ok\n" for i in range(300))
+    _write_case(tmp_path, "spanning", f"{log}{fact}\n", must_keep=[fact])
+    report = evaluate(load_cases(tmp_path, ["spanning"]), EvalMethod.MODEL_INPUT, 50_000)
+    assert report.overall.kept == 1
 
 
 def test_the_json_report_has_totals_per_type_breakdown_and_one_result_per_case(

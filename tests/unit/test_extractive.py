@@ -8,9 +8,9 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.contract import ToolType
-from worker.shrink.extractive import extract
-from worker.shrink.hashlines import line_hash
+from tersify.contract import ToolType
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.hashlines import line_hash
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
 COMMAND, DATA, WEB = ToolType.COMMAND_OUTPUT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from producer.contract import ToolType
-from worker.shrink.document import Doc
-from worker.shrink.extractive import extract
-from worker.shrink.extremes import Intent, Measure, extreme_lines, intent, value
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.extremes import Intent, Measure, extreme_lines, intent, value
 
 
 @pytest.mark.parametrize(

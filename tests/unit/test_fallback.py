@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.classify.sanitize import sanitize
-from producer.contract import ToolType
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail, model_view
+from tersify.contract import ToolType
+from tersify.text.sanitize import sanitize
+from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail, model_view
 
 MARKER = re.compile(r"\[\.\.\.(\d+) chars omitted\.\.\.\]")
 # A cut says so: the engine counts omitted lines, a line cut short ends in an ellipsis.

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.model.fence import NAMES, Fence, escape
+from tersify.worker.model.fence import NAMES, Fence, escape
 
 # pieces an attacker would use to leave a block: tags of every fence name in any spelling
 lures = st.sampled_from(NAMES).flatmap(

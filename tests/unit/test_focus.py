@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from producer.contract import ToolType
-from worker.shrink.document import Doc
-from worker.shrink.engine import Plan, candidates, follow_evidence
-from worker.shrink.evidence import query_weights
-from worker.shrink.extractive import extract
-from worker.shrink.focus import block_of, focus_blocks
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.engine import Plan, candidates, follow_evidence
+from tersify.worker.shrink.evidence import query_weights
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.focus import block_of, focus_blocks
 
 
 def _entries(count: int, special: int) -> str:

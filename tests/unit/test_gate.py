@@ -14,11 +14,11 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 from structlog.testing import capture_logs
 
-from producer import keys
-from producer.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
-from producer.gate import AsyncSessionGate, CompletionOutcome, SessionGate
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis, free_port
+from tersify.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
+from tersify.gate import AsyncSessionGate, CompletionOutcome, SessionGate
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.redis_server import LocalRedis, free_port
 
 TINY = Settings(gate_lease_seconds=0.3, gate_max_seconds=1.0)
 RESULT = '{"text": "short"}'

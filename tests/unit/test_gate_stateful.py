@@ -25,10 +25,10 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from producer import keys
-from producer.gate import CompletionOutcome, SessionGate
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis
+from tersify.gate import CompletionOutcome, SessionGate
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.processes.redis_server import LocalRedis
 
 LEASE = 0.2
 CAP = 0.6

@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 from structlog.testing import capture_logs
 
-from producer.classify import classify
-from producer.contract import FallbackReason, PendingSummary
-from producer.errors import ProviderError
-from producer.settings import Settings
-from tests.corpus import load_cases
-from tests.fakemodel import default_summary
-from worker.summarize.grounding import (
+from tersify.classify import classify
+from tersify.contract import FallbackReason, PendingSummary
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.worker.summarize.grounding import (
     ClaimKind,
     Source,
     check_grounding,
@@ -19,8 +17,10 @@ from worker.summarize.grounding import (
     job_source,
     unsupported,
 )
-from worker.summarize.prompts import build_request
-from worker.summarize.summarizer import check_answer
+from tersify.worker.summarize.prompts import build_request
+from tersify.worker.summarize.summarizer import check_answer
+from tests.corpus import load_cases
+from tests.fakemodel import default_summary
 
 SOURCE = (
     "============================= test session starts ==============================\n"
@@ -144,6 +144,8 @@ def test_the_fake_models_default_answer_is_grounded_on_every_sample_case() -> No
         job = _job(output=case.output, query=case.query or "")
         job = job.model_copy(update={"tool_name": case.tool_name, "command": case.command})
         tool_type = classify(case.tool_name, case.command, case.output)
-        request = build_request(job, tool_type, max_input_chars=50_000, max_summary_chars=800)
+        request = build_request(
+            job, tool_type, max_input_chars=50_000, max_summary_chars=800
+        ).request
         answer = default_summary(request.user)
         assert unsupported(answer, job_source(job, settings)) == [], case.name

@@ -7,14 +7,14 @@ import time
 import pytest
 import redis
 
-from producer import keys
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from worker.model.circuit import Admission, CircuitBreaker
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest
-from worker.model.ratelimit import RateLimiter
-from worker.store.writebehind import WriteBehind
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.store import keys
+from tersify.worker.model.circuit import Admission, CircuitBreaker
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.ratelimit import RateLimiter
+from tersify.worker.store.writebehind import WriteBehind
 
 REQUEST = ModelRequest(system="s" * 400, user="u" * 3600, max_tokens=100)
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.errors import InvalidJobError
-from worker.cli.mcp_proxy import listen_address
-from worker.mcp.results import command_of, intent_of, result_text
+from tersify.errors import InvalidJobError
+from tersify.worker.cli.mcp_proxy import listen_address
+from tersify.worker.mcp.results import command_of, intent_of, result_text
 
 
 @given(st.lists(st.text(max_size=50), min_size=1, max_size=5))

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.errors import InvalidJobError
-from producer.outputs import MAX_LIMIT, check_request, split_lines, window
+from tersify.client.outputs import MAX_LIMIT, check_request, window
+from tersify.errors import InvalidJobError
+from tersify.text.cut import split_lines
 
 LINES = st.lists(st.text(alphabet="abcXYZ \t:é", max_size=12), max_size=60)
 

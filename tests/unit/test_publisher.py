@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.contract import Queue
-from producer.publisher import entry
-from producer.wire import SUMMARIZE_TASK
+from tersify.contract import Queue
+from tersify.store.publisher import entry
+from tersify.store.wire import SUMMARIZE_TASK
+from tersify.worker.broker.envelope import check_entry
 from tests.entries import json_values
-from worker.broker.envelope import check_entry
 
 MESSAGES = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.quality.bm25 import bm25_lines, bm25_scores
-from worker.quality.positions import EDGE_CHARS, at_edge
+from tersify.worker.quality.bm25 import bm25_lines, bm25_scores
+from tersify.worker.quality.positions import EDGE_CHARS, at_edge
 
 
 def test_a_fact_in_the_first_or_last_stretch_is_at_the_edge() -> None:

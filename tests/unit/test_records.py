@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from worker.shrink.document import Doc
-from worker.shrink.records import record
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.records import record
 
 
 def test_a_compiler_error_brings_its_code_frame_and_notes() -> None:

@@ -7,13 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from producer.redis_url import (
+from tersify.settings import Settings
+from tersify.store.redis_url import (
     SentinelTarget,
     broker_sentinel_options,
     broker_url,
     sentinel_target,
 )
-from producer.settings import Settings
 
 ports = st.integers(min_value=1, max_value=65535)
 hosts = st.sampled_from(["127.0.0.1", "redis-sentinel-0.redis", "10.0.0.7", "[::1]"])

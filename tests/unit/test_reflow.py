@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.shrink.reflow import reflow_json, wrap, wrap_long
+from tersify.worker.shrink.reflow import reflow_json, wrap, wrap_long
 
 
 def test_minified_json_gets_one_member_per_line_with_its_spacing_kept() -> None:

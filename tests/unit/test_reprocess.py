@@ -9,20 +9,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from producer.contract import (
-    FallbackReason,
-    Method,
-    PendingSummary,
-    SummaryResult,
-    ToolType,
-)
-from producer.settings import Settings
-from worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
-from worker.reprocess.estimate import estimate_all, estimate_job
-from worker.reprocess.filters import Filters
-from worker.reprocess.progress import progress_bar
-from worker.reprocess.reader import ArchivedJob, read_logs
-from worker.reprocess.report import Report
+from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType
+from tersify.settings import Settings
+from tersify.worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
+from tersify.worker.reprocess.estimate import estimate_all, estimate_job
+from tersify.worker.reprocess.filters import Filters
+from tersify.worker.reprocess.progress import progress_bar
+from tersify.worker.reprocess.reader import ArchivedJob, read_logs
+from tersify.worker.reprocess.report import Report
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 

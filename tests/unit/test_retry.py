@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from worker.model.retry import RetryPolicy, call_with_retries
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.worker.model.retry import RetryPolicy, call_with_retries
 
 
 class Clock:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producer.classify.sanitize import lowercase, sanitize
-from producer.contract import ToolType
-from worker.shrink.query import query_terms, weigh_terms
-from worker.shrink.salience import (
+from tersify.contract import ToolType
+from tersify.text.sanitize import lowercase, sanitize
+from tersify.worker.shrink.query import query_terms, weigh_terms
+from tersify.worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,
     _POSITIONS_LIMIT,
     _find_at_most,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from producer.contract import ToolType
-from worker.shrink.document import Doc
-from worker.shrink.engine import candidates
-from worker.shrink.salience import find_salient
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.engine import candidates
+from tersify.worker.shrink.salience import find_salient
 
 
 def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() -> None:

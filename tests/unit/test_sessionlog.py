@@ -10,16 +10,16 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from producer.contract import PendingSummary
-from tests import fakesecrets
-from worker.redact import Redactor, Scope
-from worker.store.sessionlog import (
+from tersify.contract import PendingSummary
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.store.sessionlog import (
     SessionLog,
     forget_files,
     read_entries,
     session_file,
     session_files,
 )
+from tests import fakesecrets
 
 DAY = 86_400.0
 

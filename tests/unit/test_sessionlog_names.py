@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from worker.store.sessionlog import file_stem, session_file
+from tersify.worker.store.sessionlog import file_stem, session_file
 
 SESSION_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@/+=-"
 session_ids = st.text(alphabet=SESSION_CHARS, min_size=1, max_size=200)

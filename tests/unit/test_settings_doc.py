@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from producer.settings import ProviderName, Settings
+from tersify.settings import ProviderName, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

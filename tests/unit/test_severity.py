@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from producer.contract import ToolType
-from worker.shrink.document import Doc
-from worker.shrink.extractive import extract
-from worker.shrink.severity import asked_severity, severity_lines
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.severity import asked_severity, severity_lines
 
 
 def _report(warnings_at: tuple[int, ...], count: int = 400) -> str:

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from producer.contract import ToolType
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import fallback_truncate
+from tersify.contract import ToolType
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import fallback_truncate
 
 Shrink = Callable[[str, ToolType, int, str | None], str]
 METHODS: dict[str, Shrink] = {"extractive": extract, "fallback": fallback_truncate}

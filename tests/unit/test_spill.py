@@ -11,11 +11,11 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 from structlog.testing import capture_logs
 
-from producer import keys
-from producer.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
-from producer.spill import SpillStore
-from producer.text import truncate
-from worker.processes.redis_server import LocalRedis, free_port
+from tersify.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
+from tersify.store import keys
+from tersify.text import truncate
+from tersify.text.spill import SpillStore
+from tersify.worker.processes.redis_server import LocalRedis, free_port
 
 
 def numbered(count: int) -> str:

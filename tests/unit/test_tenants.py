@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.tenants import Quota, label, quotas
+from tersify.client.tenants import Quota, label, quotas
 
 names = st.from_regex(r"[A-Za-z0-9._-]{1,20}", fullmatch=True)
 

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from producer.text import (
+from tersify.text import (
     ELLIPSIS,
     elide,
     first_line,

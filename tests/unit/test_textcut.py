@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from producer.textcut import MAX_CLUSTER_SHIFT, is_boundary, safe_end, safe_start, split_lines
+from tersify.text.cut import MAX_CLUSTER_SHIFT, is_boundary, safe_end, safe_start, split_lines
 
 FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # woman, ZWJ, woman, ZWJ, girl
 THUMB = "\U0001f44d\U0001f3fd"  # thumbs up, skin tone

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from worker.model.providers.base import ModelRequest
-from worker.model.tokens import answer_token_cap, estimate_tokens, request_tokens
+from tersify.worker.model.providers.base import ModelRequest
+from tersify.worker.model.tokens import answer_token_cap, estimate_tokens, request_tokens
 
 
 def test_english_and_code_count_about_four_characters_a_token() -> None:

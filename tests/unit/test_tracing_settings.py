@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 VARIABLES = (
     "OTEL_SDK_DISABLED",

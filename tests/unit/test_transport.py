@@ -14,9 +14,9 @@ from kombu import Connection, Message
 from kombu import Queue as KombuQueue
 from kombu.asynchronous import Hub
 
-from producer import keys
-from worker.broker.channel import TAKE_BATCH
-from worker.processes.redis_server import LocalRedis
+from tersify.store import keys
+from tersify.worker.broker.channel import TAKE_BATCH
+from tersify.worker.processes.redis_server import LocalRedis
 
 QUEUE = "transport-test"
 UNACKED = "unacked"  # kombu's default hash of delivered, unacknowledged messages
@@ -27,7 +27,9 @@ Received = list[tuple[Any, Message]]
 @pytest.fixture
 def connection(redis_server: LocalRedis, redis_client: redis.Redis) -> Iterator[Connection]:
     """A kombu connection through ``worker.broker.transport`` on the session's (emptied) Redis."""
-    with Connection(redis_server.url, transport="worker.broker.transport:Transport") as conn:
+    with Connection(
+        redis_server.url, transport="tersify.worker.broker.transport:Transport"
+    ) as conn:
         yield conn
 
 

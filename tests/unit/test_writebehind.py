@@ -7,7 +7,7 @@ import time
 import redis
 import structlog
 
-from worker.store.writebehind import WriteBehind
+from tersify.worker.store.writebehind import WriteBehind
 
 
 def _set(key: str):

@@ -17,21 +17,22 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp
 
-from producer.aio import AsyncProducer, ListHeadWaiter, async_redis_client
-from producer.client import Producer, redis_client
-from producer.errors import RedisUnavailableError
-from producer.settings import Settings
-from producer.spill import SpillStore
-from worker.api import problems
-from worker.api.auth import TokenTable
-from worker.api.bodies import Health
-from worker.api.bodylimit import BodyLimit
-from worker.api.cancel import router as cancel_router
-from worker.api.connections import GuardedH11Protocol
-from worker.api.metrics import RequestMetrics
-from worker.api.outputs import router as outputs_router
-from worker.api.routes import router
-from worker.runtime.logconfig import configure_logging
+from tersify.client import AsyncProducer, Producer
+from tersify.client.aio import ListHeadWaiter
+from tersify.errors import RedisUnavailableError
+from tersify.settings import Settings
+from tersify.store.redis_url import async_redis_client, redis_client
+from tersify.text.spill import SpillStore
+from tersify.worker.api import problems
+from tersify.worker.api.auth import TokenTable
+from tersify.worker.api.bodies import Health
+from tersify.worker.api.bodylimit import BodyLimit
+from tersify.worker.api.cancel import router as cancel_router
+from tersify.worker.api.connections import GuardedH11Protocol
+from tersify.worker.api.metrics import RequestMetrics
+from tersify.worker.api.outputs import router as outputs_router
+from tersify.worker.api.routes import router
+from tersify.worker.runtime.logconfig import configure_logging
 
 API_VERSION = "1.0.0"
 REQUEST_OVERHEAD_BYTES = 64 * 1024

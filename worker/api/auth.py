@@ -15,9 +15,9 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from producer.settings import Settings
-from producer.tenants import quotas
-from worker.api.problems import ApiProblem
+from tersify.client.tenants import quotas
+from tersify.settings import Settings
+from tersify.worker.api.problems import ApiProblem
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="tersify"'}
 

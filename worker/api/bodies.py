@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from producer.compaction import Message, MessageShape
-from producer.contract import JobOptions, LineRange, Queue, SessionId
+from tersify.chat.compaction import Message, MessageShape
+from tersify.contract import JobOptions, LineRange, Queue, SessionId
 
 
 class _Body(BaseModel):

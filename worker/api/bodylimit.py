@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from worker.api.problems import ApiProblem, problem_response
+from tersify.worker.api.problems import ApiProblem, problem_response
 
 
 class BodyLimit:

@@ -9,12 +9,12 @@ import redis
 import redis.asyncio
 from fastapi import APIRouter, Path, Request
 
-from producer import keys
-from producer.cancel import Cancellation
-from producer.client import Producer
-from producer.errors import JobNotFoundError, RedisUnavailableError
-from worker.api.auth import Caller
-from worker.api.problems import documented
+from tersify.client import Producer
+from tersify.client.cancel import Cancellation
+from tersify.errors import JobNotFoundError, RedisUnavailableError
+from tersify.store import keys
+from tersify.worker.api.auth import Caller
+from tersify.worker.api.problems import documented
 
 router = APIRouter(prefix="/v1")
 

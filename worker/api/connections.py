@@ -18,10 +18,10 @@ from typing import ClassVar
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from producer.settings import Settings
-from worker.api.metrics import CLOSED
+from tersify.settings import Settings
+from tersify.worker.api.metrics import CLOSED
 
-PROTOCOL = "worker.api.connections:GuardedH11Protocol"
+PROTOCOL = "tersify.worker.api.connections:GuardedH11Protocol"
 # descriptors kept for everything that is not a client connection (Redis, logs, the listener)
 _RESERVED_FDS = 32
 

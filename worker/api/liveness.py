@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from producer.aio import AsyncProducer
-from producer.contract import Queue
-from producer.liveness import no_worker_warning
+from tersify.client import AsyncProducer
+from tersify.client.liveness import no_worker_warning
+from tersify.contract import Queue
 
 WARNING_DOC = {
     "Warning": {

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from producer.settings import Settings
-from worker.api.app import create_app
+from tersify.settings import Settings
+from tersify.worker.api.app import create_app
 
 DOCUMENT = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
 

@@ -6,10 +6,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 
-from producer.aio import AsyncProducer
-from producer.outputs import DEFAULT_LIMIT, MAX_GREP_CHARS, MAX_LIMIT, REF_PATTERN, OutputRange
-from worker.api.auth import Caller
-from worker.api.problems import documented
+from tersify.client import AsyncProducer
+from tersify.client.outputs import (
+    DEFAULT_LIMIT,
+    MAX_GREP_CHARS,
+    MAX_LIMIT,
+    REF_PATTERN,
+    OutputRange,
+)
+from tersify.worker.api.auth import Caller
+from tersify.worker.api.problems import documented
 
 router = APIRouter(prefix="/v1")
 

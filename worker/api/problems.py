@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from producer.errors import (
+from tersify.errors import (
     HeldInputFullError,
     InvalidJobError,
     JobNotFoundError,

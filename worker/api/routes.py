@@ -11,20 +11,20 @@ import redis.asyncio
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from producer import keys
-from producer.aio import AsyncProducer, ListHeadWaiter
-from producer.client import Producer
-from producer.compaction import CompactionResult
-from producer.contract import Method, Queue, SessionId, SummaryResult
-from producer.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
-from producer.forget import Forgotten
-from producer.gate import GateStatus
-from producer.pairs import repair_messages
-from producer.settings import Settings
-from producer.spill import SpillRange, SpillStore
-from producer.tenants import admit, quotas
-from worker.api.auth import Caller, Principal
-from worker.api.bodies import (
+from tersify.chat.compaction import CompactionResult
+from tersify.chat.pairs import repair_messages
+from tersify.client import AsyncProducer, Producer
+from tersify.client.aio import ListHeadWaiter
+from tersify.client.forget import Forgotten
+from tersify.client.tenants import admit, quotas
+from tersify.contract import Method, Queue, SessionId, SummaryResult
+from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
+from tersify.gate import GateStatus
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.text.spill import SpillRange, SpillStore
+from tersify.worker.api.auth import Caller, Principal
+from tersify.worker.api.bodies import (
     CompactionRequest,
     HeldCount,
     HeldInput,
@@ -34,9 +34,9 @@ from worker.api.bodies import (
     RepairRequest,
     SummaryRequest,
 )
-from worker.api.liveness import WARNING_DOC, unserved
-from worker.api.problems import ApiProblem, documented
-from worker.store.sessionlog import forget_files
+from tersify.worker.api.liveness import WARNING_DOC, unserved
+from tersify.worker.api.problems import ApiProblem, documented
+from tersify.worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")
 

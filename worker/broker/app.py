@@ -1,7 +1,7 @@
 """The Celery app: JSON only, late acks, no result backend (tersify stores its own results).
 
 ``create_app`` is called once per process by its entry point (``tersify worker``, or
-``worker.broker.main`` for Celery's own command line) with the one ``Settings`` it built.
+``tersify.worker.broker.main`` for Celery's own command line) with the one ``Settings`` it built.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ from __future__ import annotations
 from celery import Celery
 from kombu import Queue as KombuQueue
 
-from producer.contract import Queue
-from producer.publisher import broker_options
-from producer.redis_url import broker_url, sentinel_target
-from producer.settings import Settings
+from tersify.contract import Queue
+from tersify.settings import Settings
+from tersify.store.publisher import broker_options
+from tersify.store.redis_url import broker_url, sentinel_target
 
 # Imported for their effect: the shared tasks join every app, the signal handlers connect.
-from worker.broker import signals, tasks  # noqa: F401
+from tersify.worker.broker import signals, tasks  # noqa: F401
+
+_TRANSPORT = "tersify.worker.broker.transport"
 
 
 def create_app(settings: Settings) -> Celery:
@@ -24,10 +26,10 @@ def create_app(settings: Settings) -> Celery:
     sentinel = sentinel_target(settings.redis_url) is not None
     app.conf.update(
         # kombu's Redis transport, but an incomplete queue entry is dead-lettered, not fatal.
-        broker_transport=f"worker.broker.transport:{'Sentinel' if sentinel else ''}Transport",
+        broker_transport=f"{_TRANSPORT}:{'Sentinel' if sentinel else ''}Transport",
         # Celery's consumer, but what it refuses undecoded lands in the dead-letter list, and
         # its event loop wakes for acks queued by pool threads (worker/broker/consumer.py).
-        worker_consumer="worker.broker.consumer:Consumer",
+        worker_consumer="tersify.worker.broker.consumer:Consumer",
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,

@@ -27,12 +27,12 @@ from kombu.transport import redis as kombu_redis
 from kombu.transport.virtual import Empty
 from kombu.utils.encoding import bytes_to_str
 
-from producer.contract import DeadLetterReason
-from producer.errors import RefusedEntryError
-from producer.redis_url import PrimaryConnection
-from worker.broker.envelope import check_entry
-from worker.broker.qos import QoS
-from worker.jobs.deadletter import dead_letter
+from tersify.contract import DeadLetterReason
+from tersify.errors import RefusedEntryError
+from tersify.store.redis_url import PrimaryConnection
+from tersify.worker.broker.envelope import check_entry
+from tersify.worker.broker.qos import QoS
+from tersify.worker.jobs.deadletter import dead_letter
 
 log = structlog.get_logger("tersify.transport")
 

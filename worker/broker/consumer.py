@@ -20,9 +20,9 @@ from typing import Any
 from celery import current_app, signals
 from celery.worker.consumer import Consumer as CeleryConsumer
 
-from producer.contract import DeadLetterReason
-from worker.jobs.deadletter import dead_letter
-from worker.runtime.runtime import get_runtime
+from tersify.contract import DeadLetterReason
+from tersify.worker.jobs.deadletter import dead_letter
+from tersify.worker.runtime.runtime import get_runtime
 
 _BaseConsumer: Any = CeleryConsumer
 

@@ -19,8 +19,8 @@ import binascii
 import json
 from typing import Any
 
-from producer.contract import DeadLetterReason
-from producer.errors import RefusedEntryError
+from tersify.contract import DeadLetterReason
+from tersify.errors import RefusedEntryError
 
 _STRING_FIELDS = ("content-type", "content-encoding")
 _LINKS = ("callbacks", "errbacks", "chain", "chord")

@@ -6,7 +6,7 @@ module-level app (the gevent launcher, ``celery inspect``, Flower) and is import
 
 from __future__ import annotations
 
-from producer.settings import Settings
-from worker.broker.app import create_app
+from tersify.settings import Settings
+from tersify.worker.broker.app import create_app
 
 app = create_app(Settings())

@@ -13,7 +13,7 @@ from typing import Any
 
 from celery import Celery
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 RESTORE_BATCH = 100
 

@@ -14,16 +14,16 @@ from typing import Any
 
 from celery import Celery, current_app, signals
 
-from worker.broker.redelivery import restore_abandoned, restore_interval
-from worker.jobs.sweeper import sweep_once
-from worker.jobs.webhooks import WebhookSender
-from worker.metrics.jobs import start_server as start_metrics
-from worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
-from worker.runtime.heartbeat import clear as clear_heartbeat
-from worker.runtime.logconfig import configure_logging
-from worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
-from worker.runtime.tracing import configure_tracing
-from worker.store.passthroughs import PassthroughLog
+from tersify.worker.broker.redelivery import restore_abandoned, restore_interval
+from tersify.worker.jobs.sweeper import sweep_once
+from tersify.worker.jobs.webhooks import WebhookSender
+from tersify.worker.metrics.jobs import start_server as start_metrics
+from tersify.worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
+from tersify.worker.runtime.heartbeat import clear as clear_heartbeat
+from tersify.worker.runtime.logconfig import configure_logging
+from tersify.worker.runtime.runtime import Runtime, current_runtime, get_runtime, reset_runtime
+from tersify.worker.runtime.tracing import configure_tracing
+from tersify.worker.store.passthroughs import PassthroughLog
 
 # How often a worker moves queued passthrough outputs into the session log.
 PASSTHROUGH_LOG_SECONDS = 1.0

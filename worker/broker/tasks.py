@@ -14,13 +14,13 @@ import structlog
 from celery import current_app, current_task, shared_task
 from opentelemetry.trace import SpanKind
 
-from producer.contract import DeadLetterReason
-from producer.tracing import extract, tracer
-from producer.wire import COMPACT_TASK, SUMMARIZE_TASK
-from worker.jobs.compaction import process_compaction
-from worker.jobs.deadletter import dead_letter
-from worker.jobs.summary import process
-from worker.runtime.runtime import Runtime, get_runtime
+from tersify.client.tracing import extract, tracer
+from tersify.contract import DeadLetterReason
+from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK
+from tersify.worker.jobs.compaction import process_compaction
+from tersify.worker.jobs.deadletter import dead_letter
+from tersify.worker.jobs.summary import process
+from tersify.worker.runtime.runtime import Runtime, get_runtime
 
 log = structlog.get_logger("tersify.tasks")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from kombu.transport import redis as kombu_redis
 
-from worker.broker.channel import Channel, SentinelChannel
+from tersify.worker.broker.channel import Channel, SentinelChannel
 
 # kombu's stubs do not describe the Redis transport internals that are overridden here.
 _RedisTransport: Any = kombu_redis.Transport

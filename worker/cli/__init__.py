@@ -11,8 +11,8 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from producer.errors import ResultTimeoutError, TersifyError
-from producer.settings import Settings
+from tersify.errors import ResultTimeoutError, TersifyError
+from tersify.settings import Settings
 
 Command = Callable[[argparse.Namespace, Settings], int]
 
@@ -20,21 +20,22 @@ Command = Callable[[argparse.Namespace, Settings], int]
 # ``Command``) on its parser. Keep the list sorted. Modules are imported only to build the parser,
 # and import what their command needs inside it, so ``tersify --help`` stays fast.
 COMMAND_MODULES: tuple[str, ...] = (
-    "worker.cli.api",
-    "worker.cli.cancel",
-    "worker.cli.compact",
-    "worker.cli.deadletters",
-    "worker.cli.demo",
-    "worker.cli.eval",
-    "worker.cli.forget",
-    "worker.cli.gate",
-    "worker.cli.repair",
-    "worker.cli.mcp_proxy",
-    "worker.cli.output",
-    "worker.cli.reprocess",
-    "worker.cli.status",
-    "worker.cli.submit",
-    "worker.cli.worker",
+    "tersify.worker.cli.api",
+    "tersify.worker.cli.cancel",
+    "tersify.worker.cli.compact",
+    "tersify.worker.cli.deadletters",
+    "tersify.worker.cli.demo",
+    "tersify.worker.cli.eval",
+    "tersify.worker.cli.eval_compaction",
+    "tersify.worker.cli.forget",
+    "tersify.worker.cli.gate",
+    "tersify.worker.cli.repair",
+    "tersify.worker.cli.mcp_proxy",
+    "tersify.worker.cli.output",
+    "tersify.worker.cli.reprocess",
+    "tersify.worker.cli.status",
+    "tersify.worker.cli.submit",
+    "tersify.worker.cli.worker",
 )
 
 

@@ -1,5 +1,5 @@
 """``python -m worker.cli``: the ``tersify`` command line."""
 
-from worker.cli import main
+from tersify.worker.cli import main
 
 raise SystemExit(main())

@@ -8,9 +8,9 @@ import sys
 
 import uvicorn
 
-from producer.settings import Settings
-from worker.api.app import AuthNotConfiguredError, token_table
-from worker.api.connections import PROTOCOL, ConnectionLimits
+from tersify.settings import Settings
+from tersify.worker.api.app import AuthNotConfiguredError, token_table
+from tersify.worker.api.connections import PROTOCOL, ConnectionLimits
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -45,12 +45,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         print("tersify api: --workers must be at least 1", file=sys.stderr)
         return 2
     if args.workers == 1:  # the app runs in this process: its submits can be traced
-        from worker.runtime.tracing import configure_tracing
+        from tersify.worker.runtime.tracing import configure_tracing
 
         configure_tracing(settings)
     # an import string, so each of --workers processes builds its own app from TERSIFY_*
     uvicorn.run(
-        "worker.api.app:app_from_environment",
+        "tersify.worker.api.app:app_from_environment",
         factory=True,
         host=args.host,
         port=args.port,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _cancel(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
+    from tersify.client import Producer
 
     with Producer(settings) as producer:
         done = producer.cancel(args.job_id)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def load_messages(path: str) -> list[Any]:
     """The message list in a JSON file (``-``: stdin): a list, or ``{"messages": [...]}``."""
-    from producer.errors import InvalidJobError
+    from tersify.errors import InvalidJobError
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
@@ -40,9 +40,9 @@ def load_messages(path: str) -> list[Any]:
 
 
 def _compact(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
-    from producer.contract import Queue
-    from worker.cli.submit import warn_if_unserved
+    from tersify.client import Producer
+    from tersify.contract import Queue
+    from tersify.worker.cli.submit import warn_if_unserved
 
     messages = load_messages(args.messages)
     previous = Path(args.previous).read_text(encoding="utf-8") if args.previous else None

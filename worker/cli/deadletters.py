@@ -6,8 +6,8 @@ import argparse
 import json
 from datetime import UTC, datetime
 
-from producer.contract import DeadLetterReason, Queue
-from producer.settings import Settings
+from tersify.contract import DeadLetterReason, Queue
+from tersify.settings import Settings
 
 REASONS = [reason.value for reason in DeadLetterReason]
 
@@ -36,8 +36,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     try:
@@ -50,7 +50,7 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps(fields))
             continue
-        when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        when = _when(fields["at"])
         print(
             f"{fields['id'] or '-'}  {when}  {fields['reason']}  {fields['queue'] or '-'}  "
             f"{'replayable  ' if fields['replayable'] else ''}{fields['detail']}"
@@ -58,9 +58,17 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _when(at: object) -> str:
+    """A record's time as text; ``-`` when the record's ``at`` is not a time."""
+    try:
+        return datetime.fromtimestamp(float(at), UTC).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
+
+
 def _show(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     try:
@@ -75,8 +83,9 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer, redis_client
-    from worker.jobs import deadletter
+    from tersify.client import Producer
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     client = redis_client(settings)
     failed = 0
@@ -96,8 +105,8 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _purge(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from worker.jobs import deadletter
+    from tersify.store.redis_url import redis_client
+    from tersify.worker.jobs import deadletter
 
     if not (args.ids or args.reason or args.all):
         print("tersify: say which records to purge: IDs, --reason REASON or --all")

@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from producer.client import Producer, SummaryHandle
-from producer.contract import SummaryResult
-from producer.settings import Settings
-from worker.processes.redis_server import LocalRedis
-from worker.processes.worker_process import WorkerProcess
+from tersify.client import Producer, SummaryHandle
+from tersify.contract import SummaryResult
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
+from tersify.worker.processes.worker_process import WorkerProcess
 
 DEMO_WORKER = "demo@localhost"
 
@@ -42,7 +42,7 @@ class Example:
 
 def load_examples() -> list[Example]:
     """The bundled examples, one per tool type."""
-    folder = resources.files("worker") / "examples"
+    folder = resources.files("tersify.worker") / "examples"
     index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
     return [
         Example(output=(folder / item["file"]).read_text(encoding="utf-8"), **item)

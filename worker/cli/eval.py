@@ -10,10 +10,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from producer.contract import ToolType
-from producer.settings import Settings
-from worker.quality.corpus import load_cases
-from worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
+from tersify.contract import ToolType
+from tersify.settings import Settings
+from tersify.worker.quality.corpus import load_cases
+from tersify.worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
 
 _TYPE_COLUMNS = (
     *("type", "cases", "kept", "%", "middle", "classified"),

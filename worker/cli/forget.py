@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -18,8 +18,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _forget(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
-    from worker.store.sessionlog import forget_files
+    from tersify.client import Producer
+    from tersify.worker.store.sessionlog import forget_files
 
     with Producer(settings) as producer:
         report = producer.forget(args.session)

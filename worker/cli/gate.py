@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,8 +22,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _gate_status(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from producer.gate import SessionGate
+    from tersify.gate import SessionGate
+    from tersify.store.redis_url import redis_client
 
     client = redis_client(settings, decode=True)
     try:
@@ -45,8 +45,8 @@ def _gate_status(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _gate_wait(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import redis_client
-    from producer.gate import SessionGate
+    from tersify.gate import SessionGate
+    from tersify.store.redis_url import redis_client
 
     client = redis_client(settings, decode=True)
     try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from producer.errors import InvalidJobError
-from producer.settings import Settings
+from tersify.errors import InvalidJobError
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +36,7 @@ def listen_address(value: str) -> tuple[str, int]:
 def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
-    from worker.runtime.logconfig import configure_logging
+    from tersify.worker.runtime.logconfig import configure_logging
 
     command = args.server[1:] if args.server[:1] == ["--"] else args.server
     if not command:
@@ -52,7 +52,7 @@ async def _serve(
 ) -> None:
     from mcp.server.stdio import stdio_server
 
-    from worker.mcp.proxy import build_server, connected
+    from tersify.worker.mcp.proxy import build_server, connected
 
     async with connected(command, settings) as proxy:
         server = build_server(proxy, name)

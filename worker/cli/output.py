@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _output(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
+    from tersify.client import Producer
 
     with Producer(settings) as producer:
         found = producer.read_output(

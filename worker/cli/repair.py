@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,8 +19,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _repair(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.pairs import repair_messages
-    from worker.cli.compact import load_messages
+    from tersify.chat.pairs import repair_messages
+    from tersify.worker.cli.compact import load_messages
 
     messages = load_messages(args.messages)
     fixed = repair_messages(messages)

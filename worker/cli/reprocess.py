@@ -7,15 +7,15 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from producer.contract import Method, ToolType
-from producer.settings import Settings
-from worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
-from worker.reprocess.estimate import estimate_all
-from worker.reprocess.filters import Filters
-from worker.reprocess.progress import progress_bar
-from worker.reprocess.reader import ArchivedJob, read_logs
-from worker.reprocess.report import Report, render_estimate
-from worker.reprocess.runner import Runner, RunStats
+from tersify.contract import Method, ToolType
+from tersify.settings import Settings
+from tersify.worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
+from tersify.worker.reprocess.estimate import estimate_all
+from tersify.worker.reprocess.filters import Filters
+from tersify.worker.reprocess.progress import progress_bar
+from tersify.worker.reprocess.reader import ArchivedJob, read_logs
+from tersify.worker.reprocess.report import Report, render_estimate
+from tersify.worker.reprocess.runner import Runner, RunStats
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -94,7 +94,7 @@ def _done_ids(output: Path) -> set[str]:
 def _run(
     args: argparse.Namespace, settings: Settings, checkpoint: Checkpoint, todo: list[ArchivedJob]
 ) -> tuple[RunStats, int]:
-    from producer.client import Producer
+    from tersify.client import Producer
 
     bar = progress_bar(enabled=not args.no_progress and sys.stderr.isatty())
     task = bar.add_task("reprocess", total=len(todo), outcomes="")

@@ -13,11 +13,11 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
-from producer.client import redis_client
-from producer.errors import RedisUnavailableError
-from producer.settings import Settings
-from worker.metrics import snapshot as snap
-from worker.metrics.jobs import RECENT_WINDOW_SECONDS
+from tersify.errors import RedisUnavailableError
+from tersify.settings import Settings
+from tersify.store.redis_url import redis_client
+from tersify.worker.metrics import snapshot as snap
+from tersify.worker.metrics.jobs import RECENT_WINDOW_SECONDS
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

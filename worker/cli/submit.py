@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from producer.contract import Queue, SummaryResult
-from producer.errors import OutputTooLargeError
-from producer.settings import Settings
+from tersify.contract import Queue, SummaryResult
+from tersify.errors import OutputTooLargeError
+from tersify.settings import Settings
 
 if TYPE_CHECKING:
-    from producer.client import Producer
+    from tersify.client import Producer
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,7 +57,7 @@ def read_capped(name: str, max_bytes: int) -> bytes:
 
 
 def _submit(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer
+    from tersify.client import Producer
 
     data = read_capped(args.file, settings.max_output_bytes)
     with Producer(settings) as producer:
@@ -80,14 +80,12 @@ def _submit(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _result(args: argparse.Namespace, settings: Settings) -> int:
-    from producer.client import Producer, redis_client
-    from producer.liveness import job_queue
+    from tersify.client import Producer
 
     with Producer(settings) as producer:
         result = producer.get(args.job_id)
         if result is None and args.wait:
-            with redis_client(settings) as client:
-                queue = job_queue(client, args.job_id)
+            queue = producer.job_queue(args.job_id)
             if queue is not None:
                 warn_if_unserved(producer, queue)
             result = producer.wait(args.job_id, args.wait)
@@ -113,7 +111,7 @@ def _options(args: argparse.Namespace) -> dict[str, object] | None:
 
 def warn_if_unserved(producer: Producer, queue: Queue) -> None:
     """Say at once on stderr when no live worker takes jobs from ``queue`` (then wait anyway)."""
-    from producer.liveness import no_worker_warning
+    from tersify.client.liveness import no_worker_warning
 
     if producer.live_workers(queue) == 0:
         print(f"tersify: warning: {no_worker_warning(queue)}", file=sys.stderr, flush=True)

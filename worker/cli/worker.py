@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +48,7 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
     if (args.pool or settings.worker_pool) == "gevent" and not args.check:
         # gevent must patch the standard library before anything imports it; Celery's own
         # launcher does that first thing, so hand over to it.
-        launcher = [sys.executable, "-m", "celery", "-A", "worker.broker.main", "worker"]
+        launcher = [sys.executable, "-m", "celery", "-A", "tersify.worker.broker.main", "worker"]
         launcher += ["--pool", "gevent", "--queues", args.queues, "--without-mingle"]
         slots = str(args.concurrency or settings.worker_concurrency)
         launcher += ["--without-gossip", "--concurrency", slots]
@@ -57,12 +57,12 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
         env = settings.child_env(worker_pool="gevent", worker_concurrency=slots)
         os.execve(sys.executable, launcher, env)  # noqa: S606 - replaces this process
     if args.check:
-        from worker.runtime.heartbeat import check_alive
+        from tersify.worker.runtime.heartbeat import check_alive
 
         alive, detail = check_alive(settings, args.hostname)
         print(detail)
         return 0 if alive else 1
-    from worker.broker.app import create_app
+    from tersify.worker.broker.app import create_app
 
     pool = args.pool or settings.worker_pool
     concurrency = args.concurrency or settings.worker_concurrency
@@ -81,8 +81,8 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _worker_processes(args: argparse.Namespace, settings: Settings, processes: int) -> int:
-    from worker.processes.supervisor import Supervisor, child_names
-    from worker.runtime.heartbeat import check_alive, default_hostname
+    from tersify.worker.processes.supervisor import Supervisor, child_names
+    from tersify.worker.runtime.heartbeat import check_alive, default_hostname
 
     names = child_names(args.hostname or default_hostname(), processes)
     if args.check:  # alive when every process is
@@ -90,7 +90,7 @@ def _worker_processes(args: argparse.Namespace, settings: Settings, processes: i
         for _, detail in results:
             print(detail)
         return 0 if all(alive for alive, _ in results) else 1
-    base = [sys.executable, "-m", "worker.cli", "worker", "--processes", "1"]
+    base = [sys.executable, "-m", "tersify.worker.cli", "worker", "--processes", "1"]
     base += ["--queues", args.queues]
     for flag, value in (("--concurrency", args.concurrency), ("--pool", args.pool)):
         base += [flag, str(value)] if value is not None else []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from producer.messages import Turn
+from tersify.chat.messages import Turn
 
 
 def cut(turns: Sequence[Turn], protect_first: int, protect_last: int) -> tuple[int, int]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from producer.messages import Turn
-from worker.redact import Redactor, Scope
+from tersify.chat.messages import Turn
+from tersify.worker.redact import Redactor, Scope
 
 
 def for_model(

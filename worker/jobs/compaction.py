@@ -9,18 +9,18 @@ from typing import cast
 import structlog
 from pydantic import ValidationError
 
-from producer import keys, payloads
-from producer.compaction import CompactionJob, CompactionResult
-from producer.contract import DeadLetterReason
-from producer.errors import InvalidJobError
-from producer.wire import parse_compaction_message
-from worker.compaction.compact import compact
-from worker.jobs.deadletter import dead_letter
-from worker.metrics.jobs import count_redactions, observe_compaction
-from worker.model.providers.base import ModelRequest
-from worker.redact import Redactor, Scope
-from worker.runtime.runtime import Runtime
-from worker.summarize.grounding import Source, check_source
+from tersify.chat.compaction import CompactionJob, CompactionResult
+from tersify.contract import DeadLetterReason
+from tersify.errors import InvalidJobError
+from tersify.store import keys, payloads
+from tersify.store.wire import parse_compaction_message
+from tersify.worker.compaction.compact import compact
+from tersify.worker.jobs.deadletter import dead_letter
+from tersify.worker.metrics.jobs import count_redactions, observe_compaction
+from tersify.worker.model.providers.base import ModelRequest
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.runtime.runtime import Runtime
+from tersify.worker.summarize.grounding import Source, check_source
 
 log = structlog.get_logger("tersify.compaction")
 

@@ -9,13 +9,14 @@ from datetime import datetime
 
 import structlog
 
-from producer import webhooks
-from producer.contract import PendingSummary, SummaryResult, ToolType, utcnow
-from producer.gate import CompletionOutcome
-from worker.metrics import jobs as metrics
-from worker.redact import Redactor, Scope
-from worker.runtime.runtime import Runtime
-from worker.summarize.summarizer import Outcome
+from tersify.contract import PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.gate import CompletionOutcome
+from tersify.store import webhooks
+from tersify.store.commands import execute
+from tersify.worker.metrics import jobs as metrics
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.runtime.runtime import Runtime
+from tersify.worker.summarize.summarizer import Outcome
 
 log = structlog.get_logger("tersify.worker")
 
@@ -103,7 +104,8 @@ def store(
         seconds=round(seconds, 4),
     )
     if completion is CompletionOutcome.APPLIED and callback is not None:
-        webhooks.schedule(rt.redis, webhooks.delivery(callback, result))
+        ttl = rt.settings.result_ttl_seconds
+        execute(rt.redis, *webhooks.schedule(webhooks.delivery(callback, result), ttl))
     if completion is CompletionOutcome.APPLIED:
         try:
             rt.session_log.append_result(result, redactor)

@@ -12,9 +12,9 @@ import structlog
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
-from producer import keys, payloads
-from producer.classify import classify
-from producer.contract import (
+from tersify.classify import classify
+from tersify.client.tracing import job_attributes, tracer
+from tersify.contract import (
     DeadLetterReason,
     FallbackReason,
     PendingSummary,
@@ -22,15 +22,15 @@ from producer.contract import (
     ToolType,
     utcnow,
 )
-from producer.errors import InvalidJobError, ProviderError
-from producer.tracing import job_attributes, tracer
-from producer.wire import parse_message, rebuild_job
-from worker.jobs.deadletter import dead_letter
-from worker.jobs.results import callback_url, log_output, make_result, store
-from worker.redact import Redactor, Scope
-from worker.runtime.runtime import Runtime
-from worker.summarize.cache import cache_key
-from worker.summarize.summarizer import Outcome, fallback_outcome, summarize
+from tersify.errors import InvalidJobError, ProviderError
+from tersify.store import keys, payloads
+from tersify.store.wire import parse_message, rebuild_job
+from tersify.worker.jobs.deadletter import dead_letter
+from tersify.worker.jobs.results import callback_url, log_output, make_result, store
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.runtime.runtime import Runtime
+from tersify.worker.summarize.cache import cache_key
+from tersify.worker.summarize.summarizer import Outcome, fallback_outcome, summarize
 
 log = structlog.get_logger("tersify.worker")
 

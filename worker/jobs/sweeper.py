@@ -11,20 +11,13 @@ import json
 
 import structlog
 
-from producer import keys, payloads
-from producer.contract import (
-    FallbackReason,
-    Method,
-    PendingSummary,
-    SummaryResult,
-    ToolType,
-    utcnow,
-)
-from producer.errors import InvalidJobError, ProviderError
-from producer.gate import ExpiredHold
-from worker.jobs.results import callback_url, log_output, make_result, store
-from worker.runtime.runtime import Runtime
-from worker.summarize.summarizer import fallback_outcome
+from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.errors import InvalidJobError, ProviderError
+from tersify.gate import ExpiredHold
+from tersify.store import keys, payloads
+from tersify.worker.jobs.results import callback_url, log_output, make_result, store
+from tersify.worker.runtime.runtime import Runtime
+from tersify.worker.summarize.summarizer import fallback_outcome
 
 log = structlog.get_logger("tersify.sweeper")
 _TYPES = {t.value for t in ToolType}

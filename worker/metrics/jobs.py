@@ -19,15 +19,16 @@ import redis
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
-from producer import keys, tenants
-from producer.compaction import CompactionMethod, CompactionResult
-from producer.contract import DeadLetterReason, Method, Queue, SummaryResult
-from producer.gate import CompletionOutcome
-from producer.settings import Settings
-from worker.metrics.state import STATE_GAUGES, StateCollector
-from worker.model.pricing import cost
-from worker.redact import KINDS
-from worker.store.writebehind import WriteBehind
+from tersify.chat.compaction import CompactionMethod, CompactionResult
+from tersify.client import tenants
+from tersify.contract import DeadLetterReason, Method, Queue, SummaryResult
+from tersify.gate import CompletionOutcome
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.worker.metrics.state import STATE_GAUGES, StateCollector
+from tersify.worker.model.pricing import cost
+from tersify.worker.redact import KINDS
+from tersify.worker.store.writebehind import WriteBehind
 
 log = structlog.get_logger("tersify.metrics")
 

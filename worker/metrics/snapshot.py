@@ -13,9 +13,9 @@ from typing import Any
 
 import redis
 
-from producer import keys
-from producer.contract import Queue
-from producer.settings import ProviderName
+from tersify.contract import Queue
+from tersify.settings import ProviderName
+from tersify.store import keys
 
 # Kombu's Redis transport keeps delivered, unacknowledged messages in this hash.
 UNACKED_KEY = "unacked"

@@ -12,7 +12,7 @@ import structlog
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from worker.metrics import snapshot as snap
+from tersify.worker.metrics import snapshot as snap
 
 log = structlog.get_logger("tersify.metrics")
 

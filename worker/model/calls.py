@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 
 import structlog
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from producer.settings import Settings
-from worker.model.circuit import OUTAGE_REASONS
-from worker.model.guard import CallGuard
-from worker.model.providers.base import Completion, ModelRequest, Provider
-from worker.model.retry import RetryPolicy, call_with_retries
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.settings import Settings
+from tersify.worker.model.circuit import OUTAGE_REASONS
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers.base import Completion, ModelRequest, Provider
+from tersify.worker.model.retry import RetryPolicy, call_with_retries
 
 log = structlog.get_logger("tersify.model")
 

@@ -23,9 +23,9 @@ from enum import StrEnum
 import redis
 import structlog
 
-from producer import keys
-from producer.contract import FallbackReason
-from worker.store.writebehind import WriteBehind
+from tersify.contract import FallbackReason
+from tersify.store import keys
+from tersify.worker.store.writebehind import WriteBehind
 
 log = structlog.get_logger("tersify.circuit")
 

@@ -6,12 +6,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from worker.model.circuit import Admission, CircuitBreaker
-from worker.model.providers.base import Completion, ModelRequest
-from worker.model.ratelimit import RateLimiter
-from worker.model.tokens import request_tokens
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.worker.model.circuit import Admission, CircuitBreaker
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.ratelimit import RateLimiter
+from tersify.worker.model.tokens import request_tokens
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import structlog
 
-from producer.settings import ProviderName, Settings
+from tersify.settings import ProviderName, Settings
 
 log = structlog.get_logger("tersify.pricing")
 

@@ -15,9 +15,9 @@ from collections.abc import Callable
 import redis
 import structlog
 
-from producer import keys
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.store import keys
 
 log = structlog.get_logger("tersify.ratelimit")
 

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import structlog
 
-from producer.errors import ProviderError
+from tersify.errors import ProviderError
 
 T = TypeVar("T")
 log = structlog.get_logger("tersify.retry")

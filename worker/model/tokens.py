@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from worker.model.providers.base import ModelRequest
+from tersify.worker.model.providers.base import ModelRequest
 
 CHARS_PER_TOKEN = 4
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")

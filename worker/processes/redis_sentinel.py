@@ -17,7 +17,7 @@ from typing import Any, Self
 
 import redis
 
-from worker.processes.redis_server import LocalRedis, free_port, terminate
+from tersify.worker.processes.redis_server import LocalRedis, free_port, terminate
 
 PRIMARY_NAME = "tersify"
 DOWN_AFTER_MS = 1000

@@ -9,16 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from producer import keys
-from producer.redis_url import sync_client
-from producer.settings import Settings
-from worker.processes.group import GroupProcess
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.redis_url import sync_client
+from tersify.worker.processes.group import GroupProcess
 
-TERSIFY_WORKER = (sys.executable, "-m", "worker.cli", "worker")
+TERSIFY_WORKER = (sys.executable, "-m", "tersify.worker.cli", "worker")
 """``tersify worker``, what ships."""
 
 CELERY_WORKER = (
-    *(sys.executable, "-m", "celery", "-A", "worker.broker.main", "worker"),
+    *(sys.executable, "-m", "celery", "-A", "tersify.worker.broker.main", "worker"),
     *("--queues", "interactive,batch", "--without-mingle", "--without-gossip"),
 )
 """The same app through Celery's own launcher (it patches for ``--pool gevent`` first)."""

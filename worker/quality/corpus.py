@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from producer.contract import ToolType
+from tersify.contract import ToolType
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from producer.classify import classify
-from producer.contract import PendingSummary, ToolType
-from worker.quality.bm25 import bm25_lines
-from worker.quality.corpus import Case
-from worker.quality.positions import at_edge
-from worker.shrink.extractive import extract
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
-from worker.summarize.prompts import build_request
+from tersify.classify import classify
+from tersify.contract import PendingSummary, ToolType
+from tersify.worker.quality.bm25 import bm25_lines
+from tersify.worker.quality.corpus import Case
+from tersify.worker.quality.positions import at_edge
+from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from tersify.worker.summarize.prompts import build_request
+
+_LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
 
 
 class EvalMethod(StrEnum):
@@ -69,9 +72,10 @@ def shrink(
     )
     request = build_request(
         job, tool_type, max_input_chars=budget, max_summary_chars=max_summary_chars
-    )
-    # A fact the model never sees cannot be in its answer: score everything that is sent.
-    return request.system + "\n" + request.user
+    ).request
+    # A fact the model never sees cannot be in its answer: score everything that is sent,
+    # read through the line numbers in front of each line (a fact may span lines).
+    return request.system + "\n" + _LINE_LABEL.sub("", request.user)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ The bottom layer: imports nothing of ``worker``, so the session log, the model r
 results can all use it.
 """
 
-from worker.redact.redactor import Redactor, Scope, find_secrets
-from worker.redact.rules import KINDS
+from tersify.worker.redact.redactor import Redactor, Scope, find_secrets
+from tersify.worker.redact.rules import KINDS
 
 __all__ = ["KINDS", "Redactor", "Scope", "find_secrets"]

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from producer.contract import SummaryResult
-from worker.reprocess.reader import ArchivedJob
+from tersify.contract import SummaryResult
+from tersify.worker.reprocess.reader import ArchivedJob
 
 
 def checkpoint_path(output: Path) -> Path:

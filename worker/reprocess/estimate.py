@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from producer.settings import Settings
-from worker.model import pricing
-from worker.model.tokens import estimate_tokens
-from worker.reprocess.reader import ArchivedJob
+from tersify.settings import Settings
+from tersify.worker.model import pricing
+from tersify.worker.model.tokens import estimate_tokens
+from tersify.worker.reprocess.reader import ArchivedJob
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from producer.classify import classify
-from producer.contract import Method, ToolType
-from worker.reprocess.reader import ArchivedJob
+from tersify.classify import classify
+from tersify.contract import Method, ToolType
+from tersify.worker.reprocess.reader import ArchivedJob
 
 
 @dataclass(frozen=True)

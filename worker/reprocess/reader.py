@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from producer.contract import PendingSummary, SummaryResult
+from tersify.contract import PendingSummary, SummaryResult
 
 
 @dataclass(frozen=True)

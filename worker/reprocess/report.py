@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from producer.settings import Settings
-from worker.reprocess.estimate import Estimate, cost
-from worker.reprocess.reader import Skip
+from tersify.settings import Settings
+from tersify.worker.reprocess.estimate import Estimate, cost
+from tersify.worker.reprocess.reader import Skip
 
 _LISTED_SKIPS = 10  # enough to find the damage; the count says how much there is
 

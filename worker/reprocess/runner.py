@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from producer.client import Producer, SummaryHandle
-from producer.contract import Queue, SummaryResult
-from producer.errors import ResultTimeoutError, TersifyError
-from worker.reprocess.checkpoint import Checkpoint
-from worker.reprocess.estimate import cost, estimate_job
-from worker.reprocess.reader import ArchivedJob
+from tersify.client import Producer, SummaryHandle
+from tersify.contract import Queue, SummaryResult
+from tersify.errors import ResultTimeoutError, TersifyError
+from tersify.worker.reprocess.checkpoint import Checkpoint
+from tersify.worker.reprocess.estimate import cost, estimate_job
+from tersify.worker.reprocess.reader import ArchivedJob
 
 log = structlog.get_logger(__name__)
 

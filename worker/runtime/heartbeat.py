@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 import redis
 
-from producer import keys
-from producer.liveness import BEAT_SCRIPT, HEARTBEAT_TTL_SECONDS
-from producer.redis_url import sync_client
-from producer.settings import Settings
+from tersify.client.liveness import BEAT_SCRIPT, HEARTBEAT_TTL_SECONDS
+from tersify.settings import Settings
+from tersify.store import keys
+from tersify.store.redis_url import sync_client
 
 if TYPE_CHECKING:
-    from worker.runtime.runtime import Runtime
+    from tersify.worker.runtime.runtime import Runtime
 
 HEARTBEAT_SECONDS = 10.0
 HEARTBEAT_TTL = HEARTBEAT_TTL_SECONDS

@@ -19,7 +19,7 @@ from typing import Any
 
 import structlog
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 _configured = False
 _front: QueueHandler | None = None  # the root logger's only handler

@@ -12,20 +12,20 @@ from dataclasses import dataclass
 
 from redis import Redis
 
-from producer.client import redis_client
-from producer.gate import SessionGate
-from producer.settings import Settings
-from worker.model.calls import Route
-from worker.model.circuit import CircuitBreaker
-from worker.model.guard import CallGuard
-from worker.model.providers import make_provider
-from worker.model.providers.base import Provider
-from worker.model.ratelimit import RateLimiter
-from worker.redact import Scope
-from worker.runtime.scheduler import Scheduler
-from worker.store.sessionlog import SessionLog
-from worker.store.writebehind import WriteBehind
-from worker.summarize.cache import ResultCache
+from tersify.gate import SessionGate
+from tersify.settings import Settings
+from tersify.store.redis_url import redis_client
+from tersify.worker.model.calls import Route
+from tersify.worker.model.circuit import CircuitBreaker
+from tersify.worker.model.guard import CallGuard
+from tersify.worker.model.providers import make_provider
+from tersify.worker.model.providers.base import Provider
+from tersify.worker.model.ratelimit import RateLimiter
+from tersify.worker.redact import Scope
+from tersify.worker.runtime.scheduler import Scheduler
+from tersify.worker.store.sessionlog import SessionLog
+from tersify.worker.store.writebehind import WriteBehind
+from tersify.worker.summarize.cache import ResultCache
 
 
 @dataclass

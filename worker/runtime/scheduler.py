@@ -14,9 +14,9 @@ from contextlib import contextmanager
 
 import structlog
 
-from producer.errors import TersifyError
-from producer.gate import SessionGate
-from producer.settings import Settings
+from tersify.errors import TersifyError
+from tersify.gate import SessionGate
+from tersify.settings import Settings
 
 log = structlog.get_logger("tersify.scheduler")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import structlog
 from opentelemetry import trace
 
-from producer.settings import Settings
+from tersify.settings import Settings
 
 log = structlog.get_logger("tersify.tracing")
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from worker.shrink.document import Doc, newlines_before
-from worker.shrink.tables import table_of
+from tersify.worker.shrink.document import Doc, newlines_before
+from tersify.worker.shrink.tables import table_of
 
 _HEADER = re.compile(
     r"#{1,6}[ \t]+\S"  # Markdown heading

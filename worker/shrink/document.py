@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from producer.classify.sanitize import lowercase
+from tersify.text.sanitize import lowercase
 
 # The connectors of ``tree`` output: a line's depth is where its connector sits.
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")

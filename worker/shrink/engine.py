@@ -17,24 +17,24 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from producer.classify.signals import Kind
-from producer.contract import ToolType
-from worker.shrink.ancestry import ancestors, header_above
-from worker.shrink.candidate import Candidate
-from worker.shrink.diversity import rarity, shape
-from worker.shrink.document import Doc
-from worker.shrink.evidence import (
+from tersify.contract import ToolType
+from tersify.text.signals import Kind
+from tersify.worker.shrink.ancestry import ancestors, header_above
+from tersify.worker.shrink.candidate import Candidate
+from tersify.worker.shrink.diversity import rarity, shape
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.evidence import (
     RARE_TERM_WEIGHT,
     focused_candidates,
     query_weights,
     severity_candidates,
 )
-from worker.shrink.extremes import extreme_lines, intent
-from worker.shrink.query import compound_terms, query_terms
-from worker.shrink.records import record
-from worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
-from worker.shrink.salience import Salient, find_salient
-from worker.shrink.textcut import ELLIPSIS, clip
+from tersify.worker.shrink.extremes import extreme_lines, intent
+from tersify.worker.shrink.query import compound_terms, query_terms
+from tersify.worker.shrink.records import record
+from tersify.worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
+from tersify.worker.shrink.salience import Salient, find_salient
+from tersify.worker.shrink.textcut import ELLIPSIS, clip
 
 LONG_LINE = 300
 ANCESTOR_CHARS = 160

@@ -7,13 +7,13 @@ asks for (``severity``).
 
 from __future__ import annotations
 
-from producer.classify.signals import Kind
-from worker.shrink.candidate import Candidate
-from worker.shrink.document import Doc
-from worker.shrink.focus import Block, focus_blocks
-from worker.shrink.query import TermWeights, query_terms, weigh_terms
-from worker.shrink.salience import Salient, units_of
-from worker.shrink.severity import asked_severity, severity_lines
+from tersify.text.signals import Kind
+from tersify.worker.shrink.candidate import Candidate
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.focus import Block, focus_blocks
+from tersify.worker.shrink.query import TermWeights, query_terms, weigh_terms
+from tersify.worker.shrink.salience import Salient, units_of
+from tersify.worker.shrink.severity import asked_severity, severity_lines
 
 FOCUS_WEIGHT = 30.0
 """Worth of a focused block's lines: above any single matching line, below the closing line."""

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from producer.classify.sanitize import lowercase
-from worker.shrink.document import Doc
-from worker.shrink.tables import Table, table_of
+from tersify.text.sanitize import lowercase
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.tables import Table, table_of
 
 
 class Measure(StrEnum):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from worker.shrink.document import Doc
-from worker.shrink.query import TermWeights
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.query import TermWeights
 
 MAX_ANCHORS = 200
 """Query lines looked at for their blocks (the strongest ones)."""

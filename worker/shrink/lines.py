@@ -1,6 +1,6 @@
 """Line numbers and bounds of positions in a text, in linear time over ascending positions.
 
-Splitting a text into lines is ``producer.textcut.split_lines``.
+Splitting a text into lines is ``tersify.text.cut.split_lines``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from producer.classify.sanitize import lowercase
+from tersify.text.sanitize import lowercase
 
 _WORD = re.compile(r"\w+")
 # Runs of one script inside a CJK word: kanji, katakana and hangul carry meaning, hiragana is

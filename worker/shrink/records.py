@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from producer.classify.signals import CODE_FRAME
-from worker.shrink.document import Doc
+from tersify.text.signals import CODE_FRAME
+from tersify.worker.shrink.document import Doc
 
 _CLOSERS = frozenset({"}", "]", "},", "],", ")", "),", "end", "fi", "done", "esac"})
 # A line pointing at the code a report is about: pytest's "> code", a caret line.

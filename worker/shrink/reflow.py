@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from producer.contract import ToolType
-from producer.textcut import safe_end
-from worker.shrink.document import Doc
+from tersify.contract import ToolType
+from tersify.text.cut import safe_end
+from tersify.worker.shrink.document import Doc
 
 WRAP = 200
 """Longest piece of a wrapped line."""

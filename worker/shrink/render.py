@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from worker.shrink.textcut import ELLIPSIS
+from tersify.worker.shrink.textcut import ELLIPSIS
 
 
 def gap_marker(count: int) -> str:

@@ -12,8 +12,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from producer.classify.sanitize import lowercase
-from producer.classify.signals import (
+from tersify.contract import ToolType
+from tersify.text.cut import safe_end, safe_start
+from tersify.text.sanitize import lowercase
+from tersify.text.signals import (
     CODE_FRAME,
     LONG_LINE,
     Kind,
@@ -21,13 +23,11 @@ from producer.classify.signals import (
     is_location_token,
     is_verdict,
 )
-from producer.contract import ToolType
-from producer.textcut import safe_end, safe_start
-from worker.shrink.diversity import shape
-from worker.shrink.lines import LineLocator
-from worker.shrink.matchcounts import top_counts
-from worker.shrink.query import TermWeights, query_terms, weigh_terms
-from worker.shrink.textcut import ELLIPSIS
+from tersify.worker.shrink.diversity import shape
+from tersify.worker.shrink.lines import LineLocator
+from tersify.worker.shrink.matchcounts import top_counts
+from tersify.worker.shrink.query import TermWeights, query_terms, weigh_terms
+from tersify.worker.shrink.textcut import ELLIPSIS
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from producer.classify.sanitize import lowercase
-from worker.shrink.document import Doc, newlines_before
+from tersify.text.sanitize import lowercase
+from tersify.worker.shrink.document import Doc, newlines_before
 
 _LEVELS = ("error", "warning", "note", "info", "style", "critical", "fatal", "debug", "hint")
 _ASKED = re.compile(r"\b(errors?|warnings?|notes?|infos?|style|critical|fatal|debug|hints?)\b")

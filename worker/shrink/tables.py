@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from worker.shrink.document import Doc, depth
+from tersify.worker.shrink.document import Doc, depth
 
 _ALIGNED = re.compile(r"\s{2,}|\t")
 _RULE = re.compile(r"\s*[-=+| ]{3,}\s*$")

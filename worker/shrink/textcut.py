@@ -5,7 +5,7 @@ Where a cut may fall at all (never inside a character cluster) is ``producer.tex
 
 from __future__ import annotations
 
-from producer.textcut import safe_end, safe_start
+from tersify.text.cut import safe_end, safe_start
 
 MARKER_TEMPLATE = "[...{n} chars omitted...]"
 ELLIPSIS = "…"

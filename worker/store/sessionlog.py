@@ -26,11 +26,11 @@ from typing import Any
 
 import redis
 
-from producer import keys
-from producer.compaction import CompactionJob
-from producer.contract import PendingSummary, SummaryResult
-from worker.redact import Redactor, Scope
-from worker.store.writebehind import WriteBehind
+from tersify.chat.compaction import CompactionJob
+from tersify.contract import PendingSummary, SummaryResult
+from tersify.store import keys
+from tersify.worker.redact import Redactor, Scope
+from tersify.worker.store.writebehind import WriteBehind
 
 _KEPT = re.compile(r"[A-Za-z0-9_-]")
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT

@@ -6,11 +6,17 @@ One module per wire format over a shared httpx client stack (``pool``); imports 
 
 from __future__ import annotations
 
-from producer.settings import ProviderName, Settings
-from worker.model.providers.anthropic import AnthropicProvider
-from worker.model.providers.base import Completion, ModelRequest, Provider
-from worker.model.providers.openai import OpenAIProvider
-from worker.model.providers.pool import ClientPool
+from tersify.settings import ProviderName, Settings
+from tersify.worker.model.providers.anthropic import AnthropicProvider
+from tersify.worker.model.providers.base import (
+    AnswerFormat,
+    Completion,
+    Correction,
+    ModelRequest,
+    Provider,
+)
+from tersify.worker.model.providers.openai import OpenAIProvider
+from tersify.worker.model.providers.pool import ClientPool
 
 
 def make_provider(
@@ -33,14 +39,17 @@ def make_provider(
             model or settings.openai_model,
             connect_timeout=settings.model_connect_timeout_seconds,
             pool_size=pool_size,
+            response_format=settings.openai_response_format,
         )
     return None
 
 
 __all__ = [
+    "AnswerFormat",
     "AnthropicProvider",
     "ClientPool",
     "Completion",
+    "Correction",
     "ModelRequest",
     "OpenAIProvider",
     "Provider",

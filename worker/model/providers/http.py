@@ -32,10 +32,10 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from producer.contract import FallbackReason
-from producer.errors import ProviderError
-from worker.model.providers.base import Completion, ModelRequest
-from worker.model.providers.pool import ClientPool
+from tersify.contract import FallbackReason
+from tersify.errors import ProviderError
+from tersify.worker.model.providers.base import Completion, ModelRequest
+from tersify.worker.model.providers.pool import ClientPool
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_ERROR_BODY_BYTES = 64 * 1024

@@ -7,14 +7,14 @@ One module per concern; imports only ``worker.shrink`` and ``producer``.
 
 from __future__ import annotations
 
-from producer.classify.sanitize import sanitize
-from producer.contract import LineRange, ToolType
-from worker.shrink.engine import Plan, shrink_lines
-from worker.shrink.extractive.facts import facts
-from worker.shrink.fallback import HEAD_RATIO, fallback_truncate
-from worker.shrink.files import summarize_file
-from worker.shrink.reflow import as_doc
-from worker.shrink.textcut import clip
+from tersify.contract import LineRange, ToolType
+from tersify.text.sanitize import sanitize
+from tersify.worker.shrink.engine import Plan, shrink_lines
+from tersify.worker.shrink.extractive.facts import facts
+from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate
+from tersify.worker.shrink.files import summarize_file
+from tersify.worker.shrink.reflow import as_doc
+from tersify.worker.shrink.textcut import clip
 
 # Below this budget structure costs more than it shows: plain truncation does better.
 _MIN_STRUCTURED_BUDGET = 200

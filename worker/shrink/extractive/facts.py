@@ -10,11 +10,11 @@ import json
 import re
 from collections import Counter
 
-from producer.contract import ToolType
-from worker.shrink.document import Doc
-from worker.shrink.extractive.compose import joined
-from worker.shrink.extractive.jsonview import outline
-from worker.shrink.extractive.listing import parse_listing
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.extractive.compose import joined
+from tersify.worker.shrink.extractive.jsonview import outline
+from tersify.worker.shrink.extractive.listing import parse_listing
 
 _HIT = re.compile(r"^((?:\./)?[^\s:][^:\n]{0,400}?):(\d+):(?:\d+:)?(.*)$", re.M)
 _COUNT_ROW = re.compile(r"^((?:\./)?[^\s:][^:\n]{0,400}?):(\d+)$", re.M)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from worker.shrink.textcut import ELLIPSIS
+from tersify.worker.shrink.textcut import ELLIPSIS
 
 _DECODER = json.JSONDecoder()
 _BRACE_TRIES = 8

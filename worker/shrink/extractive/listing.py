@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from producer.textcut import split_lines
+from tersify.text.cut import split_lines
 
 _PERMS = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?$")
 _ISO_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")

@@ -1,0 +1,118 @@
+"""Cancelling a job: a queued one is dropped, a running one ends now with the fallback.
+
+Either way the canceller stores the job's result itself — ``method=fallback``,
+``fallback_reason=cancelled``, the output cut to the job's budget — through the gate's
+``complete``, so the result, the gate's release and the waiters' wake-up are one atomic step.
+A worker that takes the job afterwards finds the result and drops it; one still running it has
+its own answer kept aside as a late result. A job that had already finished is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tersify.client.core import GateScript, Operation, Round
+from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.errors import JobNotFoundError
+from tersify.gate import CompletionOutcome
+from tersify.gate.protocol import GateCalls
+from tersify.settings import Settings
+from tersify.store import keys, payloads, webhooks
+from tersify.store.commands import command
+from tersify.text import truncate
+
+# The cancelled result's text: the output cut to the job's budget, at most this many lines.
+_MAX_LINES = 80
+_FAILED = "could not cancel"
+
+
+class JobState(StrEnum):
+    """Where a job was when it was cancelled."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class Cancellation(BaseModel):
+    """What cancelling did: the job's state then, and its result now."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    job_id: str
+    state: JobState
+    result: SummaryResult
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def cancel_job(settings: Settings, gate: GateCalls, job_id: str) -> Operation[Cancellation]:
+    """Cancel ``job_id``; ``JobNotFoundError`` when no such job is known."""
+    reads = (
+        command("lindex", keys.result(job_id), 0),
+        command("hgetall", keys.job_meta(job_id)),
+        command("exists", keys.started(job_id)),
+    )
+    stored, meta, started = yield Round(reads, _FAILED)
+    if stored is not None:
+        return Cancellation(job_id=job_id, state=JobState.FINISHED, result=_parse(stored))
+    if not meta:
+        raise JobNotFoundError(f"no job {job_id!r} (never submitted, or its result expired)")
+    meta = {_text(k): _text(v) for k, v in meta.items()}
+    more = (
+        command("get", keys.payload(meta["payload"])),
+        command("hget", keys.gate_jobs(meta["session_id"]), job_id),
+    )
+    blob, held = yield Round(more, _FAILED)
+    job = PendingSummary.model_validate({**json.loads(meta["job"]), "output": ""})
+    output = payloads.decode(blob) if blob is not None else ""
+    result = _cancelled(job, ToolType(meta["tool_type"]), output, settings)
+    token = int(json.loads(_text(held))["token"]) if held is not None else None
+    sid = job.session_id if token is not None else None
+    ttl = settings.result_ttl_seconds
+    complete = gate.complete(job_id, result.model_dump_json(), ttl, sid, token)
+    if (yield GateScript(complete)) is CompletionOutcome.LATE:  # the worker's result came first
+        (raw,) = yield Round((command("lindex", keys.result(job_id), 0),), _FAILED)
+        return Cancellation(job_id=job_id, state=JobState.FINISHED, result=_parse(raw))
+    if job.options is not None and job.options.callback_url is not None:
+        delivery = webhooks.delivery(job.options.callback_url, result)
+        yield Round(webhooks.schedule(delivery, settings.result_ttl_seconds), _FAILED)
+    state = JobState.RUNNING if started else JobState.QUEUED
+    return Cancellation(job_id=job_id, state=state, result=result)
+
+
+def _parse(raw: Any) -> SummaryResult:
+    return SummaryResult.model_validate_json(raw)
+
+
+def _cancelled(
+    job: PendingSummary, tool_type: ToolType, output: str, settings: Settings
+) -> SummaryResult:
+    budget = settings.local_budget_chars
+    if job.options is not None and job.options.budget_chars is not None:
+        budget = job.options.budget_chars
+    text = truncate(output, budget, _MAX_LINES)
+    now = utcnow()
+    return SummaryResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        tool_call_id=job.tool_call_id,
+        text=text,
+        method=Method.FALLBACK,
+        tool_type=tool_type,
+        chars_in=len(output),
+        chars_out=len(text),
+        fallback_reason=FallbackReason.CANCELLED,
+        fallback_detail="cancelled",
+        decoded_with_replacement=job.decoded_with_replacement,
+        queued_at=job.created_at,
+        started_at=now,
+        finished_at=now,
+        output_ref=job.output_ref,
+    )

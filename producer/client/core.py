@@ -1,0 +1,145 @@
+"""One implementation of every producer operation, performed by a blocking or an asyncio face.
+
+An operation is a generator that does no I/O itself (sans-I/O, as h11 and the shared cores of
+redis-py and httpx are): it yields the ``Step`` values it needs — a Redis round trip, a gate
+script, a publish, a wait for a stored result — and is sent each step's answer. ``Producer``
+(``client.sync``) and ``AsyncProducer`` (``client.aio``) only know how to perform a step, and
+drive every operation with ``run_sync`` or ``run_async``. A step that fails is thrown back into
+the operation (a Redis error as ``RedisUnavailableError`` naming what could not be done), so
+the validation, the order of writes and the undo after a failed publish are written once and
+the two faces cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import redis
+
+from tersify.contract import Queue
+from tersify.errors import RedisUnavailableError
+from tersify.gate.protocol import Call
+from tersify.store.commands import Command
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """Commands sent in one round trip (a pipeline); the answer is the list of their replies.
+
+    ``failure`` is what could not be done when Redis fails (``"could not store the job"``).
+    """
+
+    commands: tuple[Command, ...]
+    failure: str
+    transaction: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GateScript:
+    """One session-gate script call; the answer is the call's parsed reply."""
+
+    call: Call[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Publish:
+    """A task message pushed onto its queue; the answer is None."""
+
+    task: str
+    message: dict[str, Any]
+    queue: Queue
+    task_id: str
+    headers: dict[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WaitHead:
+    """Wait (notified, not polled) for the first item of a list; the answer is it, or None
+    once ``timeout`` seconds passed."""
+
+    key: str
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class Compute:
+    """CPU work on what Redis returned (decoding and scanning a large output); the answer is
+    ``function(*args)``. The asyncio face runs it on a thread, a bounded number at once, so
+    one large read never holds the event loop."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+COMPUTE_SLOTS = 4
+"""Compute steps an asyncio producer runs at once; more wait their turn (memory stays bounded)."""
+
+Step = Round | GateScript | Publish | WaitHead | Compute
+Operation = Generator[Step, Any, T]
+"""An operation: yields steps, is sent their answers, returns its result."""
+
+
+class Drive:
+    """One operation being driven: the step it needs next, and where that step's answer goes."""
+
+    def __init__(self, operation: Operation[Any]) -> None:
+        self._operation = operation
+        self._answer: Any = None
+        self._failure: BaseException | None = None
+        self.result: Any = None
+
+    def next(self) -> Step | None:
+        """The next step to perform, or None once the operation returned its ``result``."""
+        answer, failure = self._answer, self._failure
+        self._answer = self._failure = None
+        try:
+            if failure is not None:
+                return self._operation.throw(failure)
+            return self._operation.send(answer)
+        except StopIteration as done:
+            self.result = done.value
+            return None
+
+    def answer(self, value: Any) -> None:
+        """What the last step gave back."""
+        self._answer = value
+
+    def fail(self, exc: BaseException) -> None:
+        """The last step failed: the operation decides (undo, ignore, or let it go)."""
+        self._failure = exc
+
+
+def run_sync(operation: Operation[T], perform: Callable[[Step], Any]) -> T:
+    """Drive ``operation`` to its result, performing each step with ``perform``."""
+    drive = Drive(operation)
+    while (step := drive.next()) is not None:
+        try:
+            drive.answer(perform(step))
+        except BaseException as exc:
+            drive.fail(exc)
+    return drive.result  # type: ignore[no-any-return]
+
+
+async def run_async(operation: Operation[T], perform: Callable[[Step], Awaitable[Any]]) -> T:
+    """Drive ``operation`` to its result, awaiting each step ``perform`` starts."""
+    drive = Drive(operation)
+    while (step := drive.next()) is not None:
+        try:
+            drive.answer(await perform(step))
+        except BaseException as exc:
+            drive.fail(exc)
+    return drive.result  # type: ignore[no-any-return]
+
+
+@contextmanager
+def unavailable(step: Round) -> Iterator[None]:
+    """Turn a Redis error inside a round into ``RedisUnavailableError`` naming what failed."""
+    try:
+        yield
+    except redis.RedisError as exc:
+        raise RedisUnavailableError(f"{step.failure}: {type(exc).__name__}") from None

@@ -1,0 +1,115 @@
+"""Turning a backend's call into a validated job: its record, its passthrough result."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from redis.typing import EncodableT, FieldT
+
+from tersify.client.options import check_options
+from tersify.client.outputs import new_output_ref
+from tersify.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
+from tersify.errors import InvalidJobError
+from tersify.settings import Settings
+from tersify.store import passthroughs, payloads
+from tersify.store.commands import Command
+
+# The gate's cap: the job's deadline plus time for its fallback to be stored.
+GATE_CAP_MARGIN_SECONDS = 5.0
+
+
+def build_job(settings: Settings, **fields: Any) -> PendingSummary:
+    """Validate a submit call's arguments into a ``PendingSummary``; ``InvalidJobError`` if bad."""
+    output, replaced = payloads.clean_output(fields.pop("output"), settings.max_output_bytes)
+    span = fields.pop("relevant_lines", None)
+    if isinstance(span, tuple):
+        span = {"start": span[0], "end": span[1]}
+    try:
+        queue = Queue(fields.pop("queue", Queue.INTERACTIVE))
+    except ValueError as exc:
+        raise InvalidJobError(str(exc)) from None
+    deadline = (
+        settings.job_deadline_seconds
+        if queue is Queue.INTERACTIVE
+        else settings.batch_deadline_seconds
+    )
+    clean = {k: v for k, v in fields.items() if v is not None}
+    try:
+        job = PendingSummary.build(
+            deadline_seconds=deadline,
+            output=output,
+            decoded_with_replacement=replaced,
+            relevant_lines=span,
+            queue=queue,
+            output_ref=new_output_ref(),
+            **clean,
+        )
+    except (ValueError, TypeError) as exc:
+        raise InvalidJobError(str(exc)) from None
+    check_options(settings, job.options)
+    return job
+
+
+def check_owner(job: PendingSummary, owner: bytes | str | None) -> None:
+    """Refuse ``job`` when its id already names another session's job (``InvalidJobError``).
+
+    ``owner`` is the ``session_id`` of the job record after ``HSETNX`` claimed it for ``job``:
+    its own session when the id was free, the other session's when it was taken.
+    """
+    found = owner.decode() if isinstance(owner, bytes) else owner
+    if found is not None and found != job.session_id:
+        raise InvalidJobError(f"job id {job.job_id!r} belongs to another session's job")
+
+
+def gate_cap(settings: Settings) -> float:
+    """How long an interactive job may hold its session's gate at most."""
+    return min(settings.gate_max_seconds, settings.job_deadline_seconds + GATE_CAP_MARGIN_SECONDS)
+
+
+def job_meta(job: PendingSummary, digest: str, tool_type: ToolType) -> dict[FieldT, EncodableT]:
+    """The small hash stored beside a job: for ``get``, status pages and the lease sweeper."""
+    return {
+        "session_id": job.session_id,
+        "tool_name": job.tool_name,
+        "queue": job.queue.value,
+        "payload": digest,
+        "tool_type": tool_type.value,
+        "job": job.model_dump_json(exclude={"output"}),
+        "chars": str(len(job.output)),
+        "queued_at": job.created_at.isoformat(),
+        "deadline": job.deadline.isoformat(),
+    }
+
+
+def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
+    """The result of an output short enough to use as it is."""
+    now = utcnow()
+    return SummaryResult(
+        job_id=job.job_id,
+        session_id=job.session_id,
+        tool_call_id=job.tool_call_id,
+        text=job.output,
+        method=Method.PASSTHROUGH,
+        tool_type=tool_type,
+        chars_in=len(job.output),
+        chars_out=len(job.output),
+        decoded_with_replacement=job.decoded_with_replacement,
+        tenant=job.tenant,
+        queued_at=job.created_at,
+        started_at=now,
+        finished_at=now,
+    )
+
+
+def stage_passthrough_log(
+    settings: Settings, job: PendingSummary, result: SummaryResult
+) -> tuple[Command, ...]:
+    """The commands that hand a passthrough output and its result to the session log."""
+    # The result's text is the output itself: stored once, put back by the worker that logs it.
+    kept = result.model_dump(mode="json", exclude={"text"})
+    entry = json.dumps(
+        {"job": job.model_dump(mode="json"), "result": kept}, ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
+    ttl, most = settings.payload_ttl_seconds, settings.session_log_pending_max_bytes
+    return passthroughs.stage(job.session_id, job.job_id, entry, ttl, most)

@@ -1,0 +1,61 @@
+"""Per-job options checked against the settings' ceilings before anything is enqueued."""
+
+from __future__ import annotations
+
+from tersify.contract import JobOptions, PendingSummary
+from tersify.errors import InvalidJobError
+from tersify.settings import Settings
+from tersify.store import callbacks
+
+
+def _listed(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def allowed_models(settings: Settings) -> frozenset[str]:
+    """The models a job may ask for: the two configured ones plus ``TERSIFY_JOB_MODELS``."""
+    return frozenset(
+        {settings.anthropic_model, settings.openai_model, *_listed(settings.job_models)}
+    )
+
+
+def callback_allowed(settings: Settings, url: str) -> bool:
+    """Whether ``url``, normalized, lies under an allowed URL (``tersify.store.callbacks``)."""
+    try:
+        callbacks.checked(settings.webhook_allowed_urls, url)
+    except callbacks.CallbackURLError:
+        return False
+    return True
+
+
+def check_options(settings: Settings, options: JobOptions | None) -> None:
+    """Refuse options past their ceilings with ``InvalidJobError`` naming the setting."""
+    if options is None:
+        return
+    if options.budget_chars is not None and options.budget_chars > settings.job_max_budget_chars:
+        raise InvalidJobError(
+            f"budget_chars {options.budget_chars} is over TERSIFY_JOB_MAX_BUDGET_CHARS "
+            f"({settings.job_max_budget_chars})"
+        )
+    cap = settings.job_max_summary_chars
+    if options.max_summary_chars is not None and options.max_summary_chars > cap:
+        raise InvalidJobError(
+            f"max_summary_chars {options.max_summary_chars} is over "
+            f"TERSIFY_JOB_MAX_SUMMARY_CHARS ({cap})"
+        )
+    if options.model is not None and options.model not in allowed_models(settings):
+        raise InvalidJobError(f"model {options.model!r} is not allowed (TERSIFY_JOB_MODELS)")
+    if options.callback_url is not None:
+        if settings.webhook_secret is None:
+            raise InvalidJobError("callback_url needs TERSIFY_WEBHOOK_SECRET to sign the POST")
+        try:
+            callbacks.checked(settings.webhook_allowed_urls, options.callback_url)
+        except callbacks.CallbackURLError as exc:
+            raise InvalidJobError(str(exc)) from None
+
+
+def summarizes(settings: Settings, job: PendingSummary) -> bool:
+    """Whether ``job`` goes to a worker: long enough, and not asked to pass through."""
+    if job.options is not None and not job.options.summarize:
+        return False
+    return len(job.output) > settings.summarize_threshold_chars

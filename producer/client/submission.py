@@ -1,0 +1,172 @@
+"""Submitting work: a tool output (or passed straight back), or a conversation to compact.
+
+Each function is an operation of ``client.core``: written once, run by both producers.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import Any, Required, TypedDict
+
+from opentelemetry.trace import SpanKind
+
+from tersify.chat.compaction import CompactionJob
+from tersify.classify import classify
+from tersify.client import tracing
+from tersify.client.core import GateScript, Operation, Publish, Round
+from tersify.client.jobs import (
+    build_job,
+    check_owner,
+    gate_cap,
+    job_meta,
+    passthrough,
+    stage_passthrough_log,
+)
+from tersify.client.options import summarizes
+from tersify.client.outputs import stage_output
+from tersify.contract import (
+    JobOptions,
+    LineRange,
+    PendingSummary,
+    Queue,
+    SummaryResult,
+    ToolType,
+)
+from tersify.errors import InvalidJobError, OutputTooLargeError, RedisUnavailableError
+from tersify.gate.protocol import GateCalls
+from tersify.settings import Settings
+from tersify.store import keys, payloads, sessions
+from tersify.store.commands import command
+from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
+
+_STORE_FAILED = "could not store the job"
+
+
+class Submission(TypedDict, total=False):
+    """What ``submit`` takes: a tool's output, where it came from and what the agent wants.
+
+    ``relevant_lines`` (FileContent) is kept verbatim; ``queue`` ``batch`` never gates the
+    session; ``job_id`` makes a retried submit idempotent; ``options`` (``JobOptions`` or its
+    dict) sets this job's budget, summary cap, model, passthrough or webhook; ``tenant`` is the
+    API token's tenant.
+    """
+
+    session_id: Required[str]
+    tool_name: Required[str]
+    output: Required[object]
+    command: str | None
+    query: str | None
+    tool_call_id: str | None
+    relevant_lines: LineRange | tuple[int, int] | None
+    queue: Queue
+    job_id: str | None
+    options: JobOptions | dict[str, Any] | None
+    tenant: str | None
+
+
+class Conversation(TypedDict, total=False):
+    """What ``compact`` takes: a session's messages (OpenAI or Anthropic shape) and how much of
+    their head and tail to keep as they are (see docs/COMPACTION.md)."""
+
+    session_id: Required[str]
+    messages: Required[list[dict[str, Any]]]
+    previous_summary: str | None
+    protect_first: int
+    protect_last: int
+
+
+def submit(
+    settings: Settings, gate: GateCalls, fields: Submission
+) -> Operation[tuple[PendingSummary, SummaryResult | None]]:
+    """Validate and enqueue a tool output; a short one (or ``summarize: false``) comes straight
+    back as its passthrough result instead.
+
+    Interactive jobs close the session gate before they are published and reopen it if
+    publishing fails; batch jobs never touch the gate.
+    """
+    job = build_job(settings, **fields)
+    tool_type = classify(job.tool_name, job.command, job.output)
+    if summarizes(settings, job):
+        with tracing.tracer.start_as_current_span(
+            "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
+        ):
+            yield from enqueue(settings, gate, job, tool_type)
+        return job, None
+    result = passthrough(job, tool_type)
+    with suppress(RedisUnavailableError):  # the answer matters more than the archive
+        yield Round(stage_passthrough_log(settings, job, result), "could not log the output")
+    return job, result
+
+
+def enqueue(
+    settings: Settings, gate: GateCalls, job: PendingSummary, tool_type: ToolType
+) -> Operation[None]:
+    """Store the payload, close the gate (interactive), publish; undo all of it on failure."""
+    digest, blob = payloads.encode(job.output)
+    meta_key = keys.job_meta(job.job_id)
+    claim = (
+        command("hsetnx", meta_key, "session_id", job.session_id),
+        command("hget", meta_key, "session_id"),
+        command("expire", meta_key, settings.result_ttl_seconds, nx=True),
+    )
+    owner = (yield Round(claim, _STORE_FAILED, transaction=True))[1]
+    check_owner(job, owner)  # before anything else is written: nothing to undo
+    ttl = settings.payload_ttl_seconds
+    writes = [*payloads.stage(digest, blob, ttl)]
+    kept = settings.result_ttl_seconds  # the index outlives everything it names
+    writes += sessions.index_job(job.session_id, job.job_id, kept)
+    writes += sessions.index_payload(job.session_id, digest, kept)
+    if job.output_ref is not None:
+        writes += stage_output(job.output_ref, job.session_id, digest, ttl)
+        writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
+    writes += [
+        command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
+        command("expire", meta_key, settings.result_ttl_seconds),
+    ]
+    yield Round(tuple(writes), _STORE_FAILED)
+    token: int | None = None
+    try:
+        if job.queue is Queue.INTERACTIVE:
+            cap = gate_cap(settings)
+            close = gate.close(job.session_id, job.job_id, tool_type.value, cap)
+            token = yield GateScript(close)
+        message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
+        headers = tracing.carrier()
+        yield Publish(SUMMARIZE_TASK, message, job.queue, job.job_id, headers)
+    except GeneratorExit:
+        raise  # abandoned, not failed: nothing may be yielded any more
+    except BaseException:
+        yield from _undo(gate, job, token)
+        raise
+
+
+def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[None]:
+    try:
+        if token is not None:
+            yield GateScript(gate.release(job.session_id, job.job_id, token))
+        yield Round((command("delete", keys.job_meta(job.job_id)),), "could not undo the job")
+    except RedisUnavailableError:
+        pass  # Redis is gone: so is the state to undo, and the gate's lease expires anyway
+
+
+def compact(settings: Settings, fields: Conversation) -> Operation[str]:
+    """Store a conversation and enqueue its compaction; returns the job id."""
+    try:
+        job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
+    except (ValueError, TypeError) as exc:
+        raise InvalidJobError(str(exc)) from None
+    body = job.model_dump_json()
+    if len(body) > settings.max_output_bytes:
+        raise OutputTooLargeError(f"conversation is over {settings.max_output_bytes} bytes")
+    digest, blob = payloads.encode(body)
+    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
+    writes = (
+        *payloads.stage(digest, blob, ttl),
+        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
+        *sessions.index_job(job.session_id, job.job_id, kept),
+        *sessions.index_payload(job.session_id, digest, kept),
+    )
+    yield Round(writes, _STORE_FAILED)
+    message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
+    yield Publish(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
+    return job.job_id

@@ -1,0 +1,113 @@
+"""A job as a producer enqueues it: ids, per-job options and the versioned ``PendingSummary``."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Final, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from tersify.contract.kinds import Queue
+
+SCHEMA_VERSION: Final = 1
+
+SessionId = Annotated[
+    str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:@/+=-]+$")
+]
+JOB_ID_PATTERN: Final = r"^[A-Za-z0-9_-]{8,64}$"
+JobId = Annotated[str, StringConstraints(pattern=JOB_ID_PATTERN)]
+"""A job id: 8–64 URL-safe characters (``new_job_id`` makes 32 hex digits)."""
+
+
+def new_job_id() -> str:
+    """An unguessable job id (128 random bits, URL-safe hex)."""
+    return secrets.token_hex(16)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class LineRange(BaseModel):
+    """A 1-based, inclusive range of lines."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: int = Field(ge=1)
+    end: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.end < self.start:
+            raise ValueError("end must be >= start")
+        return self
+
+
+class JobOptions(BaseModel):
+    """Per-job controls; each limit is checked against its ``TERSIFY_JOB_MAX_*`` ceiling."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    budget_chars: int | None = Field(None, ge=200, description="Extractive and fallback budget.")
+    max_summary_chars: int | None = Field(None, ge=50, description="Longest model summary.")
+    model: str | None = Field(
+        None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:/@-]+$", description="Model."
+    )
+    summarize: bool = Field(True, description="false: hand the output back as it is, no job.")
+    callback_url: str | None = Field(
+        None, max_length=2000, description="POSTed the signed result once it is stored."
+    )
+
+
+class Versioned(BaseModel):
+    """The base of every job and result: frozen, no unknown fields, a known schema version."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_version(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            version = data.get("schema_version", SCHEMA_VERSION)
+            if version != SCHEMA_VERSION:
+                raise ValueError(
+                    f"unsupported schema_version {version!r}; this build speaks {SCHEMA_VERSION}"
+                )
+        return data
+
+
+class Job(Versioned):
+    """A job of any kind: made at ``created_at``, due by ``deadline``."""
+
+    created_at: datetime = Field(default_factory=utcnow)
+    deadline: datetime
+
+    @classmethod
+    def build(cls, *, deadline_seconds: float, **fields: Any) -> Self:
+        """Make a job whose deadline is ``deadline_seconds`` after its creation."""
+        created = fields.pop("created_at", None) or utcnow()
+        return cls(
+            created_at=created, deadline=created + timedelta(seconds=deadline_seconds), **fields
+        )
+
+
+class PendingSummary(Job):
+    """A tool output waiting to be summarized: what a producer enqueues."""
+
+    job_id: JobId = Field(default_factory=new_job_id)
+    session_id: SessionId
+    tool_call_id: str | None = Field(None, max_length=200)
+    tool_name: str = Field(min_length=1, max_length=200)
+    command: str | None = Field(None, max_length=100_000)
+    output: str
+    query: str | None = Field(None, max_length=10_000)
+    relevant_lines: LineRange | None = None
+    queue: Queue = Queue.INTERACTIVE
+    decoded_with_replacement: bool = False
+    output_ref: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
+    options: JobOptions | None = None
+    tenant: str | None = Field(None, max_length=64)  # the API token's tenant, when it has one

@@ -1,0 +1,294 @@
+"""The session gate's wire protocol, shared by the blocking and asyncio gates.
+
+Each gate operation is one Lua script (``producer.gate_scripts``); ``GateCalls`` turns settings
+and ids into a script's KEYS and ARGV and says how to read its reply, so ``SessionGate`` and
+``AsyncSessionGate`` differ only in how they send the call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Generic, Required, TypedDict, TypeVar
+
+import redis
+import redis.asyncio
+import structlog
+from pydantic import BaseModel, ConfigDict
+
+from tersify.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
+from tersify.settings import Settings
+from tersify.store import keys
+
+_log = structlog.get_logger("tersify.gate")
+
+# Waiters re-check at least this often, so a lost pub/sub message costs at most this much.
+RECHECK_SECONDS = 1.0
+# Gate records outlive their cap by this much, so a sweeper that was itself down for a while
+# still finds the jobs it has to finish.
+_MARGIN_MS = 60_000
+_SID_MARK = "\x00"
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError)
+T = TypeVar("T")
+
+
+class CompletionOutcome(StrEnum):
+    """What ``complete`` did with a result."""
+
+    APPLIED = "applied"
+    LATE = "late"
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredHold:
+    """A hold whose lease ran out, now claimed by one sweeper under a fresh fencing ``token``."""
+
+    session_id: str
+    job_id: str
+    token: int
+    tool_type: str | None
+
+
+class GateJob(BaseModel):
+    """One live hold, as ``status`` reports it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    job_id: str
+    tool_type: str | None
+    age_seconds: float
+    expires_in_seconds: float
+    token: int
+
+
+class GateStatus(BaseModel):
+    """A session's gate: open or not, the live holds keeping it closed, the input waiting."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    open: bool
+    jobs: list[GateJob]
+    held_inputs: int
+
+
+class Hold(TypedDict, total=False):
+    """How a job holds its session's gate: its tool type (``status`` shows it), and a cap."""
+
+    tool_type: str | None
+    cap_seconds: float | None
+
+
+class Completion(TypedDict, total=False):
+    """How a result is stored: for ``ttl`` seconds, releasing the interactive job's hold."""
+
+    ttl: Required[int]
+    session_id: str | None
+    token: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    """One script invocation: which script, its KEYS and ARGV, and how to read its reply."""
+
+    operation: str
+    script: str
+    keys: tuple[str, ...]
+    args: tuple[str | int, ...]
+    parse: Callable[[Any], T]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _template(key_of: Callable[[str], str]) -> tuple[str, str]:
+    prefix, _, suffix = key_of(_SID_MARK).partition(_SID_MARK)
+    return prefix, suffix
+
+
+def _ids(*values: str) -> None:
+    # "\n" separates session and job in the global index; an empty id would alias others
+    for value in values:
+        if not value or "\n" in value:
+            raise InvalidJobError(f"gate ids must be non-empty and single-line: {value!r}")
+
+
+class GateCalls:
+    """Builds every gate call from settings and ids, and parses the replies (sync and async)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.lease_ms = max(1, round(settings.gate_lease_seconds * 1000))
+        self.cap_ms = max(1, round(settings.gate_max_seconds * 1000))
+        self.margin_ms = self.lease_ms + _MARGIN_MS
+        held_ttl_s = max(settings.result_ttl_seconds, (self.cap_ms + self.margin_ms) / 1000)
+        self.held_ttl_ms = round(held_ttl_s * 1000)
+        self.templates: tuple[str, ...] = tuple(
+            part
+            for key_of in (keys.gate_holds, keys.gate_jobs, keys.gate_events)
+            for part in _template(key_of)
+        )
+
+    def close(
+        self, sid: str, job: str, tool_type: str | None = None, cap_seconds: float | None = None
+    ) -> Call[int]:
+        """Hold ``sid``'s gate for ``job`` (at most ``cap_seconds``); replies its fence token."""
+        cap = cap_seconds
+        _ids(sid, job)
+        if cap is not None and cap <= 0:
+            raise InvalidJobError(f"cap_seconds must be positive, got {cap}")
+        cap_ms = self.cap_ms if cap is None else max(1, min(self.cap_ms, round(cap * 1000)))
+        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_expiries(), keys.gate_token())
+        args = (sid, job, self.lease_ms, cap_ms, tool_type or "", self.margin_ms)
+        return Call("close_for", "close", ks, args, int)
+
+    def renew(self, sid: str, job: str, token: int) -> Call[bool]:
+        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_expiries())
+        return Call("renew", "renew", ks, (sid, job, token), lambda reply: reply == 1)
+
+    def release(self, sid: str, job: str, token: int) -> Call[bool]:
+        def parse(reply: Any) -> bool:
+            if reply == 1:
+                return True
+            reason = "unknown_job" if reply == 0 else "stale_token"
+            _log.warning(
+                "gate_release_ignored", session_id=sid, job_id=job, token=token, reason=reason
+            )
+            return False
+
+        ks = (
+            keys.gate_holds(sid),
+            keys.gate_jobs(sid),
+            keys.gate_expiries(),
+            keys.gate_finishing(),
+        )
+        return Call("release", "release", ks, (sid, job, token, keys.gate_events(sid)), parse)
+
+    def complete(
+        self,
+        job: str,
+        result_json: str,
+        ttl: int,
+        session_id: str | None = None,
+        token: int | None = None,
+    ) -> Call[CompletionOutcome]:
+        """Store ``job``'s result and release its hold (batch: no session, no token)."""
+        sid = session_id
+        if (sid is None) != (token is None):
+            raise ValueError("complete needs both session_id and token, or neither (batch)")
+        if ttl <= 0:
+            raise ValueError(f"ttl must be positive, got {ttl}")
+        ks: tuple[str, ...] = (keys.result(job), keys.late_result(job))
+        args: tuple[str | int, ...] = (job, result_json, ttl)
+        if sid is not None and token is not None:
+            _ids(sid, job)
+            ks += (keys.gate_holds(sid), keys.gate_jobs(sid))
+            ks += (keys.gate_expiries(), keys.gate_finishing())
+            args += (sid, token, keys.gate_events(sid))
+        return Call("complete", "complete", ks, args, lambda reply: CompletionOutcome(_text(reply)))
+
+    def claim(self, limit: int, claim_seconds: float | None) -> Call[list[ExpiredHold]]:
+        seconds = self.settings.gate_lease_seconds if claim_seconds is None else claim_seconds
+        if limit < 1 or seconds <= 0:
+            raise ValueError(
+                f"claim needs limit >= 1 and a positive claim lease: {limit}, {seconds}"
+            )
+        ks = (keys.gate_expiries(), keys.gate_finishing(), keys.gate_token())
+        args: tuple[str | int, ...] = (limit, max(1, round(seconds * 1000)), self.margin_ms)
+        args += self.templates
+
+        def parse(reply: Any) -> list[ExpiredHold]:
+            return [
+                ExpiredHold(_text(sid), _text(job), int(token), _text(tool) or None)
+                for sid, job, token, tool in reply
+            ]
+
+        return Call("claim_expired", "claim", ks, args, parse)
+
+    def state(self, sid: str) -> Call[tuple[int, int]]:
+        return Call(
+            "is_open", "state", (keys.gate_holds(sid),), (), lambda r: (int(r[0]), int(r[1]))
+        )
+
+    def status(self, sid: str) -> Call[GateStatus]:
+        def parse(reply: Any) -> GateStatus:
+            now, held, flat = int(reply[0]), int(reply[1]), reply[2:]
+            jobs = []
+            for i in range(0, len(flat), 3):
+                record = json.loads(_text(flat[i + 2]))
+                expiry = float(_text(flat[i + 1]))
+                job = GateJob(
+                    job_id=_text(flat[i]),
+                    tool_type=record.get("tool_type") or None,
+                    age_seconds=(now - record.get("closed_at_ms", now)) / 1000,
+                    expires_in_seconds=(expiry - now) / 1000,
+                    token=int(record.get("token", 0)),
+                )
+                jobs.append(job)
+            return GateStatus(session_id=sid, open=not jobs, jobs=jobs, held_inputs=held)
+
+        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_held(sid))
+        return Call("status", "status", ks, (), parse)
+
+    def hold(self, sid: str, message: str) -> Call[int]:
+        _ids(sid)
+        most, room = self.settings.gate_max_held_inputs, self.settings.gate_max_held_bytes
+        size = len(message.encode("utf-8", "surrogatepass"))
+        if size > room:
+            raise HeldInputFullError(f"a message of {size} bytes is over the {room}-byte cap", 413)
+
+        def parse(reply: Any) -> int:
+            if reply == -1:
+                raise HeldInputFullError(f"the session already holds {most} inputs", 429)
+            if reply == -2:
+                raise HeldInputFullError(f"the session's held input would pass {room} bytes", 429)
+            return int(reply)
+
+        ks = (keys.gate_held(sid), keys.gate_held_bytes(sid))
+        return Call("hold_input", "hold", ks, (message, self.held_ttl_ms, most, room), parse)
+
+    def take(self, sid: str) -> Call[list[str]]:
+        ks = (keys.gate_holds(sid), keys.gate_held(sid), keys.gate_held_bytes(sid))
+        return Call("take_held", "take", ks, (), lambda reply: [_text(m) for m in reply])
+
+
+def _redact(exc: BaseException) -> str:
+    # redis URLs may carry a password (redis://user:secret@host); never let one into a message
+    return re.sub(r"://[^@/\s]*@", "://***@", f"{type(exc).__name__}: {exc}")
+
+
+@contextmanager
+def unavailable_as_error(operation: str) -> Iterator[None]:
+    try:
+        yield
+    except UNAVAILABLE as exc:
+        raise RedisUnavailableError(
+            f"gate {operation}: redis unavailable ({_redact(exc)})"
+        ) from None
+
+
+def fail_open(settings: Settings, operation: str, sid: str, exc: BaseException) -> bool:
+    if not settings.gate_fail_open:
+        raise RedisUnavailableError(
+            f"gate {operation}: redis unavailable ({_redact(exc)})"
+        ) from None
+    _log.error("gate_redis_unavailable", operation=operation, session_id=sid, error=_redact(exc))
+    return True
+
+
+def wait_step(state: tuple[int, int], deadline: float) -> bool | float:
+    """True when open, False when out of time, else how long to wait before re-checking."""
+    live, next_expiry_ms = state
+    if live == 0:
+        return True
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return False
+    # wake exactly when the earliest hold expires, a lease ending opens the gate unannounced
+    return min(remaining, RECHECK_SECONDS, next_expiry_ms / 1000 + 0.001)

@@ -1,0 +1,106 @@
+"""Every Redis key tersify uses, all under one prefix, each declared once.
+
+A ``Key`` is a family of keys: ``keys.result(job_id)`` names one of them, ``keys.result("*")``
+is the SCAN pattern of the family and ``keys.result("")`` its common prefix. Constants name
+the keys that exist once. Who writes each key is said beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PREFIX: Final = "tersify:"
+
+
+class Key:
+    """A family of Redis keys: a template under ``PREFIX`` with ``{}`` for each part."""
+
+    __slots__ = ("doc", "template")
+
+    def __init__(self, template: str, doc: str) -> None:
+        self.template = PREFIX + template
+        self.doc = doc
+
+    def __call__(self, *parts: object) -> str:
+        """The key of these parts (``"*"`` for a pattern, ``""`` for the prefix)."""
+        return self.template.format(*parts)
+
+    def __repr__(self) -> str:
+        return f"Key({self.template!r})"
+
+
+# --- jobs and results (producers submit, workers complete) ---
+
+result = Key("result:{}", "One-element list: a job's SummaryResult JSON (waiters block on it).")
+late_result = Key("late:{}", "A result stored after the job's expired hold was finished elsewhere.")
+payload = Key("payload:{}", "A tool output stored under its content hash (the claim check).")
+job_meta = Key("job:{}", "Hash describing a submitted job: session, tool, sizes, payload.")
+logged = Key("logged:{}", "Marker: the job's full output is in the session log.")
+started = Key("started:{}", "Marker: a worker took the job (cancel ends it, not drops it).")
+output = Key("output:{}", "Hash pointing an ``output_ref`` at its session and payload.")
+spill = Key("spill:{}", "A full text the inline ``truncate`` saved, read back by range.")
+summary_cache = Key("cache:{}", "A model summary, under the hash of what produced it.")
+
+# --- compaction jobs ---
+
+compaction_job = Key("compaction-job:{}", "Marker: this compaction job was submitted.")
+compaction_result = Key("compaction:{}", "One-element list: a compaction job's result JSON.")
+compaction_summary = Key("compaction-summary:{}", "A session's last compaction summary.")
+session_payloads = Key("session:{}:payloads", "Set of a session's conversation digests.")
+
+# --- the session gate (tersify.gate) ---
+
+gate_token = Key("gate:token", "Counter handing out fencing tokens (INCR).")
+gate_expiries = Key("gate:expiries", "ZSET of every hold ``{session}\\n{job}`` by expiry (ms).")
+gate_finishing = Key("gate:finishing", "ZSET of expired holds a sweeper claimed.")
+gate_holds = Key("gate:{}:holds", "ZSET of a session's holds: job id, score = expiry (ms).")
+gate_jobs = Key("gate:{}:jobs", "Hash of a session's held jobs: job id → JSON {token, …}.")
+gate_held = Key("gate:{}:held", "List of input that came while the gate was closed.")
+gate_held_bytes = Key("gate:{}:held_bytes", "Total bytes of the session's held input.")
+gate_events = Key("gate:{}:events", "Pub/sub channel (not a key) announcing the gate opened.")
+
+# --- workers, providers and status (tersify.worker) ---
+
+worker_alive = Key("worker:{}", "Heartbeat a worker refreshes while it runs.")
+serving = Key("serving:{}", "ZSET of a queue's workers, score = heartbeat expiry (ms).")
+circuit = Key("circuit:{}", "Hash of a provider's circuit-breaker state.")
+rate_bucket = Key("ratelimit:{}", "Hash of a provider's token buckets.")
+tenant_jobs = Key("tenant:{}:jobs:{}", "Counter of a tenant's submits in a UTC minute.")
+tenant_spend = Key("tenant:{}:spend:{}", "A tenant's model spend (USD) on a UTC day.")
+
+DEAD_LETTERS: Final = f"{PREFIX}deadletter"
+"""List of messages a worker refused (newest first, capped), each with its reason."""
+
+RECENT_FALLBACKS: Final = f"{PREFIX}recent:fallbacks"
+"""List of recent fallback results (newest first, capped): ``tersify status`` reads it."""
+
+RECENT_COMPLETIONS: Final = f"{PREFIX}recent:completions"
+"""ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""
+
+WEBHOOKS: Final = f"{PREFIX}webhooks"
+"""ZSET of webhook delivery ids, score = when it is due (server ms); ``webhook`` holds each."""
+
+PASSTHROUGH_LOG: Final = f"{PREFIX}sessionlog:pending"
+"""List of the job ids of passthrough outputs waiting for a worker to log them (oldest last)."""
+
+PASSTHROUGH_LOGGING: Final = f"{PREFIX}sessionlog:inflight"
+"""ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""
+
+# --- webhook deliveries, forgetting, passthrough outputs waiting for the session log ---
+
+webhook = Key("webhook:{}", "A webhook delivery's JSON, by delivery id (the schedule holds ids).")
+WEBHOOKS_INFLIGHT: Final = f"{PREFIX}webhooks:inflight"
+"""ZSET of delivery ids a sender claimed, score = when its claim lapses (server ms)."""
+
+forgotten = Key("forgotten:{}", "Tombstone: when the session was forgotten (ms); older work drops.")
+session_jobs = Key("session:{}:jobs", "Set of a session's job ids (summaries and compactions).")
+session_keys = Key(
+    "session:{}:keys", "Set of other keys a session owns (refs, spills, deliveries)."
+)
+payload_sessions = Key("payload-sessions:{}", "Set of the sessions whose jobs use a payload.")
+
+passthrough_entry = Key("sessionlog:entry:{}", "A passthrough output and its result, by job id.")
+PASSTHROUGH_SIZES: Final = f"{PREFIX}sessionlog:sizes"
+"""Hash of the job ids in ``PASSTHROUGH_LOG`` and their entries' sizes in bytes."""
+PASSTHROUGH_BYTES: Final = f"{PREFIX}sessionlog:bytes"
+"""Counter: the bytes of every entry waiting in ``PASSTHROUGH_LOG`` (the sum of its sizes)."""

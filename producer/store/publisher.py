@@ -1,0 +1,123 @@
+"""Publishing jobs to the broker by task name, with no Celery or kombu on the producer side.
+
+A job is one entry pushed onto the Redis list named after its queue, in the format the workers'
+Celery (kombu's Redis transport, Celery's message protocol 2) reads: a JSON envelope whose
+``body`` is the base64 of ``[args, kwargs, embed]``. Writing it directly keeps Celery out of
+every backend that only enqueues; the workers check each entry whole before kombu sees it
+(``worker/broker/envelope.py``), and the integration tests run these entries through real
+workers.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import uuid
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
+
+from tersify.contract import Queue
+from tersify.errors import RedisUnavailableError
+from tersify.settings import Settings
+from tersify.store import redis_url
+
+# No linked tasks, ever: the worker refuses entries that carry any.
+_EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
+
+
+def broker_options(settings: Settings) -> dict[str, Any]:
+    """Redis transport options shared by producers and workers (they must agree)."""
+    return {
+        "visibility_timeout": settings.visibility_timeout_seconds,
+        "socket_timeout": 15.0,
+        "socket_connect_timeout": 5.0,
+        **redis_url.broker_sentinel_options(settings),
+    }
+
+
+def entry(
+    task: str,
+    message: dict[str, Any],
+    queue: Queue,
+    task_id: str,
+    extra_headers: dict[str, str] | None = None,
+) -> bytes:
+    """The queue entry that asks a worker to run ``task`` on ``message`` (protocol 2);
+    ``extra_headers`` (a trace context) join the message's headers."""
+    body = json.dumps([[message], {}, _EMBED]).encode()
+    # argsrepr (what `celery inspect`, events and Flower show) names the job only: a job's
+    # command and query may hold secrets.
+    shown = f"(<job {task_id}>,)"
+    headers = {
+        "lang": "py",
+        "task": task,
+        "id": task_id,
+        "shadow": None,
+        "eta": None,
+        "expires": None,
+        "group": None,
+        "group_index": None,
+        "retries": 0,
+        "timelimit": [None, None],
+        "root_id": task_id,
+        "parent_id": None,
+        "argsrepr": shown,
+        "kwargsrepr": "{}",
+        "origin": f"{os.getpid()}@{socket.gethostname()}",
+        "ignore_result": False,
+        **(extra_headers or {}),
+    }
+    envelope = {
+        "body": base64.b64encode(body).decode(),
+        "content-encoding": "utf-8",
+        "content-type": "application/json",
+        "headers": headers,
+        "properties": {
+            "correlation_id": task_id,
+            "delivery_mode": 2,
+            "delivery_info": {"exchange": "", "routing_key": queue.value},
+            "priority": 0,
+            "body_encoding": "base64",
+            "delivery_tag": str(uuid.uuid4()),
+        },
+    }
+    return json.dumps(envelope).encode()
+
+
+class Publisher:
+    """Pushes job entries onto their queues' Redis lists."""
+
+    def __init__(self, settings: Settings) -> None:
+        # Under Sentinel the client follows the primary and waits out a fail-over.
+        self._redis = redis_url.sync_client(
+            settings,
+            socket_timeout=15.0,
+            socket_connect_timeout=5.0,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
+        )
+
+    def publish(
+        self,
+        task: str,
+        message: dict[str, Any],
+        queue: Queue,
+        task_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it.
+
+        ``headers`` (the trace context) travel in the message's headers.
+        """
+        try:
+            self._redis.lpush(queue.value, entry(task, message, queue, task_id, headers))
+        except redis.RedisError as exc:
+            raise RedisUnavailableError(f"could not publish {task}: {type(exc).__name__}") from None
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        redis_url.close(self._redis)
