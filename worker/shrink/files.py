@@ -14,11 +14,14 @@ from dataclasses import dataclass
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.signals import Kind
+from tersify.worker.shrink.candidate import Candidate
 from tersify.worker.shrink.document import Doc, newlines_before
-from tersify.worker.shrink.engine import Candidate, Plan, choose, salient, shrink_lines
+from tersify.worker.shrink.engine import Plan, choose, salient, shrink_lines
+from tersify.worker.shrink.evidence import query_weights
 from tersify.worker.shrink.hashlines import line_hash, source_lines
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
 from tersify.worker.shrink.render import MARKER_COST, render
+from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.textcut import clip
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
@@ -43,6 +46,7 @@ DEFINITION_WEIGHT = 1.5
 OUTLINE_CHARS = 256 * 1024
 """Definitions are looked for in this much of a file (its start)."""
 _BEFORE, _AFTER = 4, 12
+_WINDOWS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +92,23 @@ def relevant_range(view: FileView, query: str | None, wanted: LineRange | None) 
         return range(start, max(start, bisect_right(view.numbers, wanted.end)))
     matches = [i for i in salient(view.doc, ToolType.FILE_CONTENT, query) if i.kind is Kind.QUERY]
     if matches:
-        best = max(matches, key=lambda s: (s.weight, -s.start)).number - 1
+        best = _densest(view.doc, matches[:_WINDOWS], query)
         return range(max(0, best - _BEFORE), min(count, best + _AFTER))
     third = count // 3
     return range(third, max(third, count - third))
+
+
+def _densest(doc: Doc, matches: list[Salient], query: str | None) -> int:
+    """The match whose window of lines holds the most of the query (each term once, by its
+    weight): the region a question is about, not the single line that best echoes it."""
+    weights = query_weights(doc, query).weights
+
+    def held(item: Salient) -> tuple[float, float, int]:
+        line = item.number - 1
+        window = "\n".join(doc.lines[max(0, line - _BEFORE) : line + _AFTER]).lower()
+        return (sum(w for t, w in weights.items() if t in window), item.weight, -item.start)
+
+    return max(matches, key=held).number - 1
 
 
 def range_candidate(view: FileView, lines: range, room: int) -> Candidate | None:
