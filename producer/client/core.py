@@ -77,8 +77,10 @@ class Compute:
     args: tuple[Any, ...]
 
 
-COMPUTE_SLOTS = 4
-"""Compute steps an asyncio producer runs at once; more wait their turn (memory stays bounded)."""
+COMPUTE_SLOTS = 1
+"""Compute steps an asyncio producer runs at once; more wait their turn. One: under the GIL a
+second thread scans no faster, it only makes the event loop wait longer for the interpreter
+(and memory stays bounded by one large output at a time)."""
 
 Step = Round | GateScript | Publish | WaitHead | Compute
 Operation = Generator[Step, Any, T]

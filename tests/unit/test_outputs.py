@@ -67,3 +67,29 @@ def test_a_read_out_of_bounds_is_refused_with_a_typed_error(
 ) -> None:
     with pytest.raises(InvalidJobError):
         check_request(offset, limit, grep)
+
+
+def reference_window(text: str, offset: int, limit: int, grep: str) -> tuple[list[int], int | None]:
+    """The grep window line by line, as its definition says: the numbers, the next offset."""
+    lines, needle = split_lines(text), grep.casefold()
+    holding = [n for n in range(offset, len(lines)) if needle in lines[n].casefold()]
+    more = len(holding) > limit
+    return [n + 1 for n in holding[:limit]], (holding[limit - 1] + 1 if more else None)
+
+
+FOLDS = "aAßẞﬁİıΣσς\u0130\u0345ǰ \t\r\n:x"  # letters whose case folds grow, shrink or merge
+
+
+@given(
+    st.text(alphabet=FOLDS, max_size=200),
+    st.text(alphabet=FOLDS, min_size=1, max_size=4),
+    st.integers(0, 40),
+    st.integers(1, 10),
+)
+def test_grep_over_the_whole_folded_text_matches_a_line_by_line_reading(
+    text: str, grep: str, offset: int, limit: int
+) -> None:
+    got = window("r", text, offset, limit, grep)
+    assert ([line.number for line in got.lines], got.next_offset) == reference_window(
+        text, offset, limit, grep
+    )
