@@ -5,7 +5,8 @@ daemon thread, so one test process can drive it at thousands of requests per sec
 hundreds of slow connections open at once. It binds 127.0.0.1 only.
 
 Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang``,
-``close_mid_body``, ``slow_drip`` and ``raw``. Which one a model call gets, first match wins:
+``close_mid_body``, ``slow_drip``, ``raw`` and ``tool_call`` (the model calls a tool). Which
+one a model call gets, first match wins:
 
 1. ``script([...])``: a FIFO of behaviours, each consumed by one request;
 2. ``add_rule(marker, behaviour)``: the first rule whose marker occurs in the raw request body
@@ -15,6 +16,11 @@ Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang`
 The default answer is ``"Summary: "`` plus the first 200 characters of the tool output (the body of
 a ``<tool_output>`` tag when the user message has one, else the whole message), so it is
 deterministic, usually shorter than the input, and easy to recognise. Token counts are chars / 4.
+
+A request with ``"stream": true`` gets its answer as the API's SSE events (``slow_drip`` spreads
+them over its seconds; ``streams_cut`` counts streams the client closed early). Besides
+``/v1/messages`` and ``/v1/chat/completions`` it serves ``/v1/messages/count_tokens`` and the
+Responses API (``/v1/responses``, unstreamed). Each recorded request keeps its raw body bytes.
 
 Standalone: ``python -m tests.fakemodel --port 8099 --latency-ms 200``.
 """
@@ -31,6 +37,7 @@ from tests.fakemodel.behaviours import (
     raw,
     slow_drip,
     status,
+    tool_call,
 )
 from tests.fakemodel.server import FakeModelServer
 from tests.fakemodel.wire import DEFAULT_MODEL, SUMMARY_PREFIX, default_summary
@@ -51,4 +58,5 @@ __all__ = [
     "raw",
     "slow_drip",
     "status",
+    "tool_call",
 ]

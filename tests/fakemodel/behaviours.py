@@ -67,7 +67,18 @@ class Raw:
     code: int = 200
 
 
-Behaviour = Ok | Status | Malformed | Empty | Oversized | Hang | CloseMidBody | SlowDrip | Raw
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """Answer with a call of the tool ``name`` on ``input`` (after ``text``, when given)."""
+
+    name: str
+    input: dict[str, Any]
+    text: str | None = None
+
+
+Behaviour = (
+    Ok | Status | Malformed | Empty | Oversized | Hang | CloseMidBody | SlowDrip | Raw | ToolCall
+)
 
 
 def ok(text: str | None = None, latency: float = 0.0) -> Behaviour:
@@ -115,11 +126,20 @@ def raw(body: bytes | str, code: int = 200) -> Behaviour:
     return Raw(body.encode() if isinstance(body, str) else body, code)
 
 
+def tool_call(name: str, input: dict[str, Any], text: str | None = None) -> Behaviour:
+    """A call of the tool ``name`` with ``input``: ``tool_use`` / ``tool_calls`` /
+    ``function_call`` in the request's wire format (streamed when the request streams)."""
+    return ToolCall(name, input, text)
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request the server received: headers lower-cased, body parsed as JSON (None if not)."""
+    """One request the server received: headers lower-cased, body parsed as JSON (None if not);
+    ``raw`` is the body as its bytes arrived, ``target`` the path with its query string."""
 
     method: str
     path: str
     headers: dict[str, str]
     body: Any
+    raw: bytes = b""
+    target: str = ""
