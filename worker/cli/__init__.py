@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.eval",
     "tersify.worker.cli.forget",
     "tersify.worker.cli.gate",
+    "tersify.worker.cli.gateway",
     "tersify.worker.cli.repair",
     "tersify.worker.cli.mcp_proxy",
     "tersify.worker.cli.output",
