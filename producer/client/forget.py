@@ -3,11 +3,12 @@
 Jobs are keyed by job id, not session, so the session's jobs are found by scanning the job
 records (``tersify:job:*``, which name their session and payload) and the stored results
 (``tersify:result:*``, ``tersify:late:*``, ``tersify:compaction:*``, which outlive them); spilled
-full texts (``tersify:spill:*``) name their session too. A
-stored output shared with another session's job (the same bytes, the same digest) is kept for
-that job. Summaries in the summary cache are keyed by content, not session, and are left to
-expire (``TERSIFY_CACHE_TTL_SECONDS``). A job still queued or running when the session is
-forgotten may store its result afterwards: forget a session once its agent has stopped.
+full texts (``tersify:spill:*``) and the gateway's replacements (``tersify:gateway:rewrite:*``)
+name their session too. A stored output shared with another session's job (the same bytes, the
+same digest) is kept for that job. Summaries in the summary cache are keyed by content, not
+session, and are left to expire (``TERSIFY_CACHE_TTL_SECONDS``). A job still queued or running
+when the session is forgotten may store its result afterwards: forget a session once its agent
+has stopped.
 """
 
 from __future__ import annotations
@@ -161,7 +162,9 @@ def _doomed(session_id: str) -> Operation[tuple[set[str], set[str]]]:
     digests |= {_text(d) or "" for d in members}
     owned = yield from _owned(keys.spill("*"), session_id)
     owned |= yield from _owned(keys.output("*"), session_id)
+    owned |= yield from _owned(keys.gateway_rewrite("*"), session_id)
     doomed = {*results, *owned, owned_payloads, keys.compaction_summary(session_id)}
+    doomed.add(keys.gateway_session(session_id))
     doomed |= {keys.payload(d) for d in digests - shared}
     for job_id in jobs:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}

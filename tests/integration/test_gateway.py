@@ -10,10 +10,13 @@ import anthropic
 import httpx
 import openai
 import pytest
+import redis
 
 from tersify.settings import Settings
+from tersify.store import keys
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, ok
+from tests.helpers import tersify, wait_for
 from tests.integration.gateway import (
     API_KEY,
     BIG_LOG,
@@ -317,3 +320,30 @@ def test_requests_it_does_not_rewrite_pass_through_byte_for_byte(
     assert response.status_code == 200
     assert fake_model.requests[0].path == "/v1/models"
     assert "tersify_gateway_requests_total" in gateway.metrics()
+
+
+def test_status_shows_the_savings_and_forget_removes_the_sessions_replacements(
+    settings: Settings,
+    start_worker: StartWorker,
+    start_gateway: StartGateway,
+    redis_client: redis.Redis,
+) -> None:
+    start_worker()
+    gateway = start_gateway(model_prices=PRICES)
+    with claude(gateway, Capture(), **{"x-tersify-session": "agent-9"}) as client:
+        client.messages.create(model=MODEL, max_tokens=300, messages=anthropic_turn())
+
+    def gateway_status() -> dict[str, Any]:
+        found = json.loads(tersify(settings, "status", "--json").stdout)["gateway"]
+        return found if found["totals"].get("requests") else {}
+
+    found = wait_for(gateway_status, "the request counted", 10)
+    (session,) = found["sessions"]
+    assert session["session_id"] == "agent-9"
+    assert session["requests"] == 1 and session["rewritten"] == 1
+    assert session["tokens_before"] - session["tokens_after"] > len(BIG_LOG) // 8
+    assert session["saved_usd"] > 0
+    assert list(redis_client.scan_iter(keys.gateway_rewrite("*")))
+    assert tersify(settings, "forget", "agent-9").returncode == 0
+    assert not list(redis_client.scan_iter(keys.gateway_rewrite("*")))
+    assert not redis_client.exists(keys.gateway_session("agent-9"))
