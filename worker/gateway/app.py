@@ -121,7 +121,8 @@ class Gateway:
         except httpx.HTTPError as exc:
             log.warning("gateway_upstream_unreachable", url=url, error=type(exc).__name__)
             metrics.REQUESTS.labels(_api_label(scope), "failed").inc()
-            await _error(send, scope, 502, f"upstream unreachable: {type(exc).__name__}")
+            code = 504 if isinstance(exc, httpx.TimeoutException) else 502
+            await _error(send, scope, code, f"upstream unreachable: {type(exc).__name__}")
             return
         try:
             start = relayed(list(response.headers.raw)) + prepared.headers

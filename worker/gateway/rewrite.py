@@ -82,9 +82,10 @@ class Rewriter:
     async def rewrite(self, session_id: str, conversation: Conversation) -> Outcome:
         """The edits that replace the conversation's large tool results (see the module)."""
         outcome = Outcome()
-        wanted = {
-            content_key(session_id, r.text): r for r in conversation.results if self.eligible(r)
-        }
+        chosen = [
+            (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
+        ]
+        wanted = dict(chosen)
         if not wanted:
             return outcome
         try:
@@ -95,14 +96,16 @@ class Rewriter:
             log.warning("gateway_passed_whole", session_id=session_id, why=str(exc))
             outcome.warning = NO_REDIS
             return outcome
-        used = {key: (stored[key], wanted[key].text) for key in stored}
-        self._later(self._store.renew(session_id, used), "renew") if used else None
-        for result in conversation.results:
-            key = content_key(session_id, result.text)
-            rewrite = stored.get(key) or (made[key].rewrite if key in made else None)
-            if key in wanted and rewrite is not None:
+        if stored:
+            self._later(
+                self._store.renew(session_id, {k: (stored[k], wanted[k].text) for k in stored}),
+                "renew",
+            )
+        for key, result in chosen:
+            rewrite = stored[key] if key in stored else made[key].rewrite if key in made else None
+            if rewrite is not None:
                 outcome.edits.append((result.start, result.end, result.render(rewrite.text)))
-        outcome.reused = sum(1 for key in wanted if key in stored)
+        outcome.reused = len(stored)
         outcome.rewritten = len(made)
         outcome.fallbacks = sum(1 for m in made.values() if m.fallback)
         return outcome

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
-# the C scanner behind json.loads: one value from a position, and where it ends
+_SPACES: Final = frozenset(" \t\n\r")
+# the C scanner behind json.loads: one value from a position, and where it ends (typeshed
+# types its argument as the scanner itself; it takes the decoder whose settings it reads)
 _SCAN: Final = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 Path = tuple[str | int, ...]
@@ -76,6 +78,8 @@ def locate(text: str, walk: Iterable[Path]) -> Node:
 
 
 def _skip(text: str, pos: int) -> int:
+    if text[pos : pos + 1] not in _SPACES:  # compact JSON (what SDKs send): no regex call
+        return pos
     return _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]  # always matches
 
 

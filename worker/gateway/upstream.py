@@ -87,8 +87,14 @@ class Upstream:
         return base + path_and_query
 
     def request(self, method: str, url: str, headers: Headers, body: bytes) -> httpx.Request:
-        """The request to send on."""
-        return self.client.build_request(method, url, headers=forwarded(headers), content=body)
+        """The request to send on: the client's headers, and none of httpx's own defaults (an
+        ``Accept-Encoding`` the client did not send would change the answer it gets)."""
+        kept = forwarded(headers)
+        request = self.client.build_request(method, url, headers=kept, content=body)
+        sent = {name.lower() for name, _ in kept} | {b"host", b"content-length"}
+        for name in [n for n in request.headers.raw if n[0].lower() not in sent]:
+            del request.headers[name[0].decode("latin-1")]
+        return request
 
     async def close(self) -> None:
         """Close the client's connections."""
