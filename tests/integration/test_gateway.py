@@ -84,6 +84,13 @@ def anthropic_turn(log: str = BIG_LOG) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.fixture
+def gateway(start_worker: StartWorker, start_gateway: StartGateway) -> Gateway:
+    """A gateway with a live worker behind it (summaries: the built-in extractive provider)."""
+    start_worker()
+    return start_gateway(model_prices=PRICES)
+
+
 def assert_headers_passed(sent: dict[str, str], forwarded: dict[str, str]) -> None:
     """Every end-to-end header the client sent reached the provider unchanged, its key too."""
     own = {"host", "content-length", "connection"}
@@ -136,10 +143,8 @@ def claude(gateway: Gateway, capture: Capture, **headers: str) -> anthropic.Anth
 
 
 def test_a_second_turn_repeats_the_first_turns_prefix_byte_for_byte_while_streaming(
-    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+    gateway: Gateway, fake_model: FakeModelServer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     capture = Capture()
     turn = anthropic_turn()
     answers = []
@@ -189,13 +194,8 @@ def openai_messages(log: str = BIG_LOG) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_openai_chat_completions_get_the_summary_and_the_answer_streams_back(
-    start_worker: StartWorker,
-    start_gateway: StartGateway,
-    fake_model: FakeModelServer,
-    stream: bool,
+    gateway: Gateway, fake_model: FakeModelServer, stream: bool
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     capture = Capture()
     fake_model.script([ok("The build fails on test_case_0.")])
     with openai.OpenAI(
@@ -218,10 +218,8 @@ def test_openai_chat_completions_get_the_summary_and_the_answer_streams_back(
 
 
 def test_a_responses_api_function_call_output_is_replaced(
-    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+    gateway: Gateway, fake_model: FakeModelServer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     capture = Capture()
     items: list[Any] = [
         {"role": "user", "content": "Why does the build fail?"},
@@ -244,10 +242,8 @@ def test_a_responses_api_function_call_output_is_replaced(
 
 
 def test_count_tokens_sees_the_shrunk_request(
-    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+    gateway: Gateway, fake_model: FakeModelServer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     with (
         anthropic.Anthropic(base_url=fake_model.url, api_key=API_KEY, max_retries=0) as direct,
         claude(gateway, Capture()) as through,
@@ -258,10 +254,8 @@ def test_count_tokens_sees_the_shrunk_request(
 
 
 def test_reading_an_output_back_is_never_shrunk_again(
-    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+    gateway: Gateway, fake_model: FakeModelServer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     capture = Capture()
     turn = anthropic_turn()
     turn[1]["content"][2]["input"] = {  # toolu_2
@@ -280,10 +274,8 @@ def test_reading_an_output_back_is_never_shrunk_again(
 
 
 def test_a_text_block_result_keeps_its_cache_control_and_its_replacement_does_not_depend_on_it(
-    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+    gateway: Gateway, fake_model: FakeModelServer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     capture = Capture()
     blocks = [{"type": "text", "text": BIG_LOG[:5000]}, {"type": "text", "text": BIG_LOG[5000:]}]
     marked = [blocks[0], {**blocks[1], "cache_control": {"type": "ephemeral"}}]

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tersify.worker.gateway.formats import Api, Conversation, read
 from tersify.worker.gateway.replacement import command_of, reads_output
 from tersify.worker.gateway.sessions import header_names, session_of
+from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
 
@@ -154,4 +158,57 @@ def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
     assert session_of({}, names, convo) == session_of({}, names, later)
     assert session_of({}, names, convo) != session_of(
         {}, names, anthropic({"role": "user", "content": "other"})
+    )
+
+
+texts = st.text(min_size=1, max_size=60)
+ephemeral = st.just({"type": "ephemeral"})
+part = st.fixed_dictionaries(
+    {"type": st.just("text"), "text": texts}, optional={"cache_control": ephemeral}
+)
+parts = st.lists(part, min_size=1, max_size=3)
+results = st.fixed_dictionaries(
+    {"type": st.just("tool_result"), "tool_use_id": texts, "content": texts | parts},
+    optional={"is_error": st.booleans(), "cache_control": ephemeral},
+)
+blocks = results | st.fixed_dictionaries({"type": st.just("text"), "text": texts})
+turns = st.lists(
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["user", "assistant"]),
+            "content": texts | st.lists(blocks, max_size=4),
+        }
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(
+    turns, st.text(max_size=40), st.sampled_from([{}, {"indent": 1}, {"separators": (",", ":")}])
+)
+def test_rewriting_every_result_changes_only_their_contents_in_any_conversation(
+    messages: list[dict[str, Any]], new: str, style: dict[str, Any]
+) -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": messages, "tools": [{"name": "t"}]}
+    text = json.dumps(body, **style)
+    found = read(Api.ANTHROPIC, text)
+    rewritten = json.loads(splice(text, [(r.start, r.end, r.render(new)) for r in found.results]))
+    expected = json.loads(text)
+    for message in expected["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") != "tool_result" or block.get("is_error") is True:
+                continue
+            if isinstance(block["content"], str):
+                block["content"] = new
+            else:
+                extra = {k: v for k, v in block["content"][-1].items() if k == "cache_control"}
+                block["content"] = [{"type": "text", "text": new, **extra}]
+    assert rewritten == expected
+    assert len(found.results) == sum(
+        1
+        for m in messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result" and b.get("is_error") is not True
     )
