@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,8 @@ from tests.integration.gateway import (
 StartWorker = Callable[..., WorkerProcess]
 StartGateway = Callable[..., Gateway]
 MODEL = "claude-opus-5-5"
-PRICES = "claude-opus-5=5.0/25.0,gpt-5=1.25/10"  # by prefix: claude-opus-5-5 is priced
+PRICES = "claude-opus-5=5.0/25.0,gpt-5=1.25/10"
+LITERAL = json.dumps(BIG_LOG).encode()  # by prefix: claude-opus-5-5 is priced
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5Erk"
 
 
@@ -339,3 +341,21 @@ def test_status_shows_the_savings_and_forget_removes_the_sessions_replacements(
     assert tersify(settings, "forget", "agent-9").returncode == 0
     assert not list(redis_client.scan_iter(keys.gateway_rewrite("*")))
     assert not redis_client.exists(keys.gateway_session("agent-9"))
+
+
+def test_the_output_behind_a_reused_replacement_is_stored_again_once_it_expired(
+    settings: Settings, gateway: Gateway, fake_model: FakeModelServer, redis_client: redis.Redis
+) -> None:
+    capture = Capture()
+    with claude(gateway, capture, **{"x-tersify-session": "agent-3"}) as client:
+        client.messages.create(model=MODEL, max_tokens=300, messages=anthropic_turn())
+        summary = replaced(capture.bodies[0], model_requests(fake_model)[0].raw, LITERAL)
+        ref = re.search(r"tersify output ([0-9a-f]{32})", summary).group(1)  # type: ignore[union-attr]
+        digest = redis_client.hget(keys.output(ref), "payload")
+        redis_client.delete(keys.output(ref), keys.payload(digest))  # as if both expired
+        assert tersify(settings, "output", ref).returncode != 0
+        client.messages.create(model=MODEL, max_tokens=300, messages=anthropic_turn())
+    wait_for(lambda: redis_client.exists(keys.output(ref)), "the output stored again", 10)
+    read = tersify(settings, "output", ref, "--grep", "AssertionError", "--session", "agent-3")
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split("\t", 1)[1] == "E   AssertionError: expected 200, got 500\n"

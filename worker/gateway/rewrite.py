@@ -15,6 +15,7 @@ results concerned go upstream whole, and the request carries a warning saying wh
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Final
@@ -31,6 +32,9 @@ from tersify.worker.gateway.store import Counts, Rewrite, RewriteStore, content_
 
 log = structlog.get_logger("tersify.gateway")
 
+# A used replacement, its link and its output are renewed at most this often by one process.
+_RENEW_EVERY: Final = 60.0
+_RENEWED_KEPT: Final = 100_000
 # Time a cancel, a claim and the stores after the wait may take on top of it.
 _MARGIN_SECONDS: Final = 5.0
 NO_REDIS: Final = "Redis unavailable: tool results passed whole"
@@ -68,6 +72,20 @@ class Rewriter:
         )
         self._making: dict[str, asyncio.Task[Made | None]] = {}
         self._chores: set[asyncio.Task[None]] = set()
+        self._renewed: dict[str, float] = {}
+
+    def _due(self, stored: dict[str, Rewrite]) -> list[str]:
+        """The stored replacements not renewed by this process in the last minute.
+
+        Renewing on every turn would send a few Redis commands per result per request for
+        nothing: TTLs are hours and days long.
+        """
+        now = time.monotonic()
+        if len(self._renewed) > _RENEWED_KEPT:
+            self._renewed.clear()
+        due = [key for key in stored if now - self._renewed.get(key, -_RENEW_EVERY) >= _RENEW_EVERY]
+        self._renewed.update(dict.fromkeys(due, now))
+        return due
 
     def eligible(self, result: ToolResult) -> bool:
         """Whether a tool result is one to replace."""
@@ -96,11 +114,9 @@ class Rewriter:
             log.warning("gateway_passed_whole", session_id=session_id, why=str(exc))
             outcome.warning = NO_REDIS
             return outcome
-        if stored:
-            self._later(
-                self._store.renew(session_id, {k: (stored[k], wanted[k].text) for k in stored}),
-                "renew",
-            )
+        if due := self._due(stored):
+            used = {key: (stored[key], wanted[key].text) for key in due}
+            self._later(self._store.renew(session_id, used), "renew")
         for key, result in chosen:
             rewrite = stored[key] if key in stored else made[key].rewrite if key in made else None
             if rewrite is not None:
