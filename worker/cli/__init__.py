@@ -74,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _install_hint(missing: str) -> str:
-    return f"needs {missing}: pip install 'tersify[worker,api,mcp]'"
+    return f"needs {missing}: pip install 'tersify[worker,api,mcp,gateway]'"
 
 
 def _not_installed(
