@@ -36,6 +36,7 @@ from tersify.worker.gateway.store import Counts, RewriteStore
 from tersify.worker.gateway.upstream import Headers, Upstream, is_anthropic, relayed, route
 
 log = structlog.get_logger("tersify.gateway")
+REWRITE_FAILED = "the rewrite failed: tool results passed whole (see the gateway's log)"
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -152,7 +153,11 @@ class Gateway:
             return Prepared(body)
         named = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers}
         session_id = session_of(named, self._session_headers, conversation)
-        outcome = await self.rewriter.rewrite(session_id, conversation)
+        try:
+            outcome = await self.rewriter.rewrite(session_id, conversation)
+        except Exception:  # a bug must not lose the request: it goes on as the client sent it
+            log.exception("gateway_rewrite_failed", session_id=session_id)
+            outcome = Outcome(warning=REWRITE_FAILED)
         sent = splice(text, outcome.edits) if outcome.edits else text
         prepared = Prepared(sent.encode("utf-8", "backslashreplace") if outcome.edits else body)
         counts = self._counts(conversation.model, text, sent, outcome)

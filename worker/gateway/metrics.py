@@ -16,7 +16,7 @@ REQUESTS = Counter(
 TOOL_RESULTS = Counter(
     "tersify_gateway_tool_results",
     "Large tool results, by where their replacement came from.",
-    ["source"],  # new | reused | fallback | whole
+    ["source"],  # new | reused | fallback
 )
 TOKENS = Counter(
     "tersify_gateway_tokens",
