@@ -357,10 +357,7 @@ class FakeModelServer:
             delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-        if isinstance(behaviour, ToolCall):
-            payload = tool_payload(wire, parsed, behaviour, next(self._ids))
-        else:
-            payload = wire.success(parsed, text, next(self._ids))
+        payload = self._payload(wire, parsed, behaviour, text)
         if parsed.get("stream") is True and not isinstance(wire, ResponsesWire):
             await self._stream(reader, writer, wire, payload, parsed, behaviour)
             return True
@@ -383,6 +380,14 @@ class FakeModelServer:
             return True
         await send(writer, 200, headers, data)
         return True
+
+    def _payload(
+        self, wire: Wire, parsed: dict[str, Any], behaviour: Behaviour, text: str
+    ) -> dict[str, Any]:
+        """The whole answer: the scripted tool call, else ``text``."""
+        if isinstance(behaviour, ToolCall):
+            return tool_payload(wire, parsed, behaviour, next(self._ids))
+        return wire.success(parsed, text, next(self._ids))
 
     async def _stream(
         self,
