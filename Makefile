@@ -11,21 +11,18 @@ PYTEST_WORKERS ?= 4
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/bin/python:
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
 
-# Debian's redis-server and redis-sentinel: the demo and the tests start their own private
-# instances of them (the Sentinel tests: a primary, a replica and three sentinels).
-redis-server:
-	@{ command -v redis-server && command -v redis-sentinel; } >/dev/null || { \
-	  echo "installing Debian's redis-server and redis-sentinel"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
-	    redis-server redis-sentinel; }
+# The demo needs the worker extra only: no test, lint or type-checking tools.
+$(VENV)/.installed-demo: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[worker]"
+	touch $@
 
 # Claude Code from npm, the real agent the gateway's end-to-end test drives against loopback
 # (tests/integration/test_gateway_agent.py): its package brings a native binary (~400 MB) from
@@ -42,7 +39,33 @@ $(AGENTS)/.installed-$(CLAUDE_CODE_VERSION):
 	  @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 	touch $@
 
-demo: install redis-server
+# redis-server and redis-sentinel: the demo and the tests start private instances of them on free
+# loopback ports (the Sentinel tests: a primary, a replica and three sentinels). Debian's
+# redis-server and redis-sentinel packages hold nothing but a link to redis-tools' binary and a
+# system service that their install starts and enables. So when either is missing, this installs
+# redis-tools alone (no service: nothing is started or enabled) and links the missing names into
+# the venv's bin/, where tersify finds them; the binary runs as the server or as a sentinel by
+# the name it is started under.
+REDIS_NAMES ?= redis-server redis-sentinel
+redis-server: | $(VENV)/bin/python
+	@missing=; for name in $(REDIS_NAMES); do \
+	  command -v $$name >/dev/null || [ -x $(VENV)/bin/$$name ] || missing="$$missing $$name"; \
+	done; \
+	[ -z "$$missing" ] || { \
+	  command -v redis-check-rdb >/dev/null || { \
+	    echo "installing Debian's redis-tools (the Redis binary, without a service)"; \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
+	      redis-tools; }; \
+	  for name in $$missing; do \
+	    ln -sf "$$(readlink -f "$$(command -v redis-check-rdb)")" $(VENV)/bin/$$name && \
+	      echo "linked $(VENV)/bin/$$name"; \
+	  done; }
+
+# Runs the bundled examples end to end: a private redis-server, one worker, no API key needed.
+demo: REDIS_NAMES = redis-server
+demo: $(VENV)/.installed-demo redis-server
 	$(VENV)/bin/tersify demo
 
 check: install redis-server agents lint types contracts test

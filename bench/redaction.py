@@ -2,9 +2,12 @@
 
 Recall: ``--outputs`` realistic outputs of ``env``, ``cat .env``, ``git config -l``,
 ``curl -v``, ``kubectl get secret -o yaml`` and ``docker inspect`` (``tests/fakesecrets.py``,
-seeded), each holding secrets in real formats; a secret counts as found when none of its text is
-left after redaction. False positives: every redaction over the real-output corpus
-(``tests/corpus/`` and ``tests/corpus-sample/``), which holds no secret, each one listed.
+seeded), each holding secrets in real formats, and as many transcripts of the hostile forms
+(``curl -u``, ``mysql -p``, ``--password V``, connection strings and ``KEY=value`` whose
+password holds a word like ``secret``, ``SECRET_KEY_BASE=…``, escaped and nested JSON), each
+with random values; a secret counts as found when none of its text is left after redaction.
+False positives: every redaction over the real-output corpus (``tests/corpus/`` and
+``tests/corpus-sample/``), which holds no secret, each one listed.
 Speed: the median of ``--runs`` passes over a 2 MB output of real outputs alone, then of real
 outputs after generated ones dense with secrets (the summary line's figure). Run
 ``.venv/bin/python bench/redaction.py`` (``--quick`` for a smoke run); the last line is
@@ -26,20 +29,24 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tersify.worker.redact import Redactor, find_secrets  # noqa: E402
-from tests.fakesecrets import command_output  # noqa: E402
+from tests.fakesecrets import command_output, hostile_output  # noqa: E402
 
 SEED = 20261125
 CORPORA = (ROOT / "tests" / "corpus", ROOT / "tests" / "corpus-sample")
 SIZE = 2 * 1024 * 1024
 
 
-def recall(outputs: int) -> tuple[int, int, Counter[str]]:
-    """``(secrets, found, missed by kind)`` over ``outputs`` generated outputs."""
-    rng = random.Random(SEED)
+def recall(outputs: int, *, hostile: bool = False) -> tuple[int, int, Counter[str]]:
+    """``(secrets, found, missed by kind)`` over ``outputs`` generated outputs (``hostile``: the
+    command-line, connection-string and nested-JSON forms, ``tests/fakesecrets.hostile_output``)."""
+    rng = random.Random(SEED + 2 if hostile else SEED)
     total = found = 0
     missed: Counter[str] = Counter()
     for _ in range(outputs):
-        _command, text, secrets = command_output(rng)
+        if hostile:
+            text, secrets = hostile_output(rng)
+        else:
+            _command, text, secrets = command_output(rng)
         redacted = Redactor().redact(text)
         for secret in secrets:
             total += 1
@@ -96,10 +103,15 @@ def main() -> None:
     args = parser.parse_args()
     outputs, runs, size = (20, 2, SIZE // 8) if args.quick else (args.outputs, args.runs, SIZE)
     total, found, missed = recall(outputs)
-    rate = found / max(1, total)
-    print(f"recall: {found}/{total} secrets in {outputs} outputs ({rate:.2%})")
+    print(f"recall: {found}/{total} secrets in {outputs} outputs ({found / max(1, total):.2%})")
     for kind, count in sorted(missed.items()):
         print(f"  missed {kind}: {count}")
+    h_total, h_found, h_missed = recall(outputs, hostile=True)
+    h_rate = h_found / max(1, h_total)
+    print(f"recall, hostile forms: {h_found}/{h_total} secrets in {outputs} outputs ({h_rate:.2%})")
+    for kind, count in sorted(h_missed.items()):
+        print(f"  missed {kind}: {count}")
+    rate = (found + h_found) / max(1, total + h_total)
     scanned, listed = false_positives()
     per_100kb = len(listed) / max(1, scanned / 102_400)
     print(f"false positives: {len(listed)} in {scanned / 1024:.0f} KB of real outputs")

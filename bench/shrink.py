@@ -6,6 +6,14 @@ array, a rendered doc page). Each shrink runs ``--runs`` times per type at the d
 budget with a query; the median is reported. Run ``.venv/bin/python bench/shrink.py`` (or
 ``--quick`` for a smoke run); the last line is machine-readable:
 ``shrink: fallback_ms=A extractive_ms=B`` (the slowest type's median for each shrink).
+
+``--against REF`` times the engine of a git revision (``git archive REF`` of ``worker/`` and
+``producer/``, unpacked in a temporary folder and laid out as the package that revision
+installs: ``tersify``, or the older top-level ``producer`` and ``worker``) beside this one on
+the same inputs: each of
+``--rounds`` rounds runs this tree, then REF, each in a fresh process, so drift of a shared
+machine shows in both columns alike; the medians over the rounds are printed side by side,
+with ``against: fallback_ms=C extractive_ms=D ref=REF`` before the last line.
 """
 
 from __future__ import annotations
@@ -14,14 +22,16 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
+from io import BytesIO
+from pathlib import Path
 
 from tersify.contract import ToolType
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.fallback import fallback_truncate
-from tersify.worker.summarize.grounding import Source, unsupported
 
 BUDGET = 2_000
 BUDGET_SECONDS = 300.0
@@ -144,8 +154,23 @@ def time_ms(shrink: Callable[[], str], runs: int) -> float:
     return statistics.median(samples)
 
 
-def measure(tool_type: ToolType, text: str, runs: int) -> tuple[float, float, float]:
-    """Median ms of the fallback, the extractive shrink and grounding an answer on ``text``."""
+def measure(
+    tool_type: ToolType, text: str, runs: int, *, legacy: bool = False
+) -> tuple[float, float, float]:
+    """Median ms of the fallback, the extractive shrink and grounding an answer on ``text``.
+
+    ``legacy``: time a revision from before the ``tersify`` import name (its path set first).
+    """
+    # Imported here: a process timing another revision puts that tree first on its path.
+    if legacy:
+        from tersify.worker.shrink.extractive import extract  # type: ignore[import-not-found]
+        from tersify.worker.shrink.fallback import fallback_truncate  # type: ignore[import-not-found]
+        from tersify.worker.summarize.grounding import Source, unsupported  # type: ignore[import-not-found]
+    else:
+        from tersify.worker.shrink.extractive import extract
+        from tersify.worker.shrink.fallback import fallback_truncate
+        from tersify.worker.summarize.grounding import Source, unsupported
+
     fb = time_ms(lambda: fallback_truncate(text, tool_type, BUDGET, QUERY), runs)
     ex = time_ms(lambda: extract(text, tool_type, BUDGET, QUERY), runs)
     # Grounding a claim-dense 800-char answer (an extract) against the whole output.
@@ -154,14 +179,96 @@ def measure(tool_type: ToolType, text: str, runs: int) -> tuple[float, float, fl
     return fb, ex, gr
 
 
+ROOT = Path(__file__).resolve().parents[1]
+_CHILD = (
+    "import json, sys; root, legacy = sys.argv[1], sys.argv[5] == 'legacy'; "
+    "sys.path[:0] = [p for p in (root, sys.argv[2]) if p]; import shrink; "
+    "ToolType = __import__('producer.contract' if legacy else 'tersify.contract', "
+    "fromlist=['ToolType']).ToolType; "
+    "print(json.dumps({t.value: shrink.measure(t, shrink.generate(t, int(sys.argv[3])), "
+    "int(sys.argv[4]), legacy=legacy)[:2] for t in ToolType}))"
+)
+
+
+def export(ref: str, into: Path) -> tuple[Path, bool]:
+    """Revision ``ref``'s engine unpacked under ``into``: the folder to put first on the path,
+    and whether it predates the ``tersify`` name (top-level ``producer`` and ``worker``)."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "worker", "producer"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    if not (into / "producer" / "client").is_dir():
+        return into, True
+    tree = into / "tree"  # the installed layout: producer/ is tersify, worker/ tersify.worker
+    tree.mkdir()
+    (into / "producer").rename(tree / "tersify")
+    (into / "worker").rename(tree / "tersify" / "worker")
+    return tree, False
+
+
+def timed_in_child(
+    root: Path | None, size: int, runs: int, legacy: bool = False
+) -> dict[str, list[float]]:
+    """``measure`` of every type in a fresh process importing the engine under ``root`` (None:
+    the installed one, this tree)."""
+    layout = "legacy" if legacy else "tersify"
+    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout]
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=BUDGET_SECONDS,
+    )
+    timings: dict[str, list[float]] = json.loads(done.stdout)
+    return timings
+
+
+def against(ref: str, size: int, runs: int, rounds: int) -> int:
+    """This tree and ``ref`` timed alternately, ``rounds`` times; medians side by side."""
+    samples: dict[str, dict[str, list[list[float]]]] = {"this": {}, ref: {}}
+    with tempfile.TemporaryDirectory(prefix="tersify-bench-") as tmp:
+        other, legacy = export(ref, Path(tmp))
+        deadline = time.monotonic() + BUDGET_SECONDS
+        for _ in range(rounds):
+            for name, root, old in (("this", None, False), (ref, other, legacy)):
+                for kind, pair in timed_in_child(root, size, runs, old).items():
+                    samples[name].setdefault(kind, []).append(pair)
+            if time.monotonic() > deadline:
+                print(f"stopped: over the {BUDGET_SECONDS:.0f} s budget", file=sys.stderr)
+                break
+    worst: dict[str, list[float]] = {"this": [0.0, 0.0], ref: [0.0, 0.0]}
+    print(f"{'':>16}  {'fallback ms':>22}  {'extractive ms':>22}   (median of rounds)")
+    print(f"{'':>16}  {'this':>10} {ref[:10]:>11}  {'this':>10} {ref[:10]:>11}")
+    for kind in samples["this"]:
+        cells = []
+        for shrink in (0, 1):
+            for name in ("this", ref):
+                ms = statistics.median(pair[shrink] for pair in samples[name][kind])
+                worst[name][shrink] = max(worst[name][shrink], ms)
+                cells.append(ms)
+        print(f"{kind:>16}  {cells[0]:10.1f} {cells[1]:11.1f}  {cells[2]:10.1f} {cells[3]:11.1f}")
+    print(f"against: fallback_ms={worst[ref][0]:.1f} extractive_ms={worst[ref][1]:.1f} ref={ref}")
+    print(f"shrink: fallback_ms={worst['this'][0]:.1f} extractive_ms={worst['this'][1]:.1f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time both shrinks per type and print one line each, then the summary line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=2 * 1024 * 1024, help="chars per input")
     parser.add_argument("--runs", type=int, default=5, help="runs per type and shrink")
     parser.add_argument("--quick", action="store_true", help="smoke run: --size 65536 --runs 1")
+    parser.add_argument("--against", metavar="REF", help="also time git revision REF, alternately")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations with --against")
     args = parser.parse_args(argv)
     size, runs = (65_536, 1) if args.quick else (args.size, max(1, args.runs))
+    if args.against:
+        return against(args.against, size, runs, max(1, args.rounds))
     deadline = time.monotonic() + BUDGET_SECONDS
     worst = {"fallback": 0.0, "extractive": 0.0, "grounding": 0.0}
     for tool_type in ToolType:

@@ -3,8 +3,10 @@
 ::
 
     TersifyError
+    ├── ConfigurationError         a setting that cannot work; names its TERSIFY_* variable
+    │                              (also ValueError)
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
-    │   ├── OutputTooLargeError    output over TERSIFY_MAX_OUTPUT_BYTES
+    │   ├── OutputTooLargeError    a conversation or request body over its cap (names the setting)
     │   ├── UnsupportedSchemaError a schema_version this build does not speak
     │   └── RefusedEntryError      a queue entry a worker dead-letters (carries a reason)
     ├── HeldInputFullError         the session holds all the input it may; nothing was added
@@ -19,6 +21,8 @@ connection errors); the worker never retries past the job's deadline.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from tersify.contract import DeadLetterReason, FallbackReason
 
 
@@ -26,12 +30,16 @@ class TersifyError(Exception):
     """Base class of every tersify error."""
 
 
+class ConfigurationError(TersifyError, ValueError):
+    """A setting's value cannot work; the message names the ``TERSIFY_*`` variable and a fix."""
+
+
 class InvalidJobError(TersifyError, ValueError):
     """A job was refused before anything was enqueued."""
 
 
 class OutputTooLargeError(InvalidJobError):
-    """The output is larger than the configured hard cap."""
+    """Input larger than its cap; the message gives the size, the cap and the setting."""
 
 
 class UnsupportedSchemaError(InvalidJobError):
@@ -96,3 +104,33 @@ class ProviderError(TersifyError):
     def retryable(self) -> bool:
         """True when another attempt might succeed."""
         return self.reason in _RETRYABLE
+
+
+def invalid_fields(error: ValidationError | ValueError | TypeError) -> str:
+    """A validation error as one line: ``field: what is wrong (got VALUE)`` for each field."""
+    if not isinstance(error, ValidationError):
+        return str(error)
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"])
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if message[1:2].islower():
+            message = message[:1].lower() + message[1:]
+        got = item.get("input")
+        plain = isinstance(got, int | float | str) and len(str(got)) < 60
+        shown = f" (got {got!r})" if plain else ""
+        parts.append(f"{where}: {message}{shown}" if where else message)
+    return "; ".join(parts)
+
+
+def os_reason(exc: BaseException) -> str | None:
+    """The operating system's reason under ``exc`` ("connection refused", "no such file or
+    directory"), read down its chain of causes; None when there is none."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # a short chain: a library's error wraps the OS error once or twice
+        if seen is None:
+            break
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror.lower()
+        seen = seen.__cause__ or seen.__context__
+    return None

@@ -8,12 +8,17 @@ variable names are public surface that deploy files and users already rely on. B
 from __future__ import annotations
 
 import os
+import typing
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "sentinel://")
+SESSION_LOG_DEFAULT = "~/.local/state/tersify/sessions"
+"""The session-log directory unless set: per user, under ``$XDG_STATE_HOME`` when that is set."""
 
 
 class ProviderName(StrEnum):
@@ -25,7 +30,7 @@ class ProviderName(StrEnum):
 
 
 class Settings(BaseSettings):
-    """Every tersify default; see the configuration table in the README."""
+    """Every tersify default; docs/CONFIGURATION.md lists them."""
 
     model_config = SettingsConfigDict(
         env_prefix="TERSIFY_", extra="ignore", frozen=True, validate_default=True
@@ -59,7 +64,12 @@ class Settings(BaseSettings):
     max_verbatim_chars: int = Field(
         6000, ge=200, description="A file's relevant range kept verbatim in a model summary."
     )
-    max_output_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="Hard cap on one output.")
+    max_output_bytes: int = Field(
+        16 * 1024 * 1024,
+        ge=1024,
+        description="Largest output summarized whole; past it the head, the tail and the lines "
+        "that matter are (the cut is stated).",
+    )
 
     # Providers
     main_provider: ProviderName | None = Field(None, description="The agent's main provider.")
@@ -107,6 +117,12 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a session's last compaction summary is kept for the next; 0: off.",
     )
+    compaction_summary_max_chars: int = Field(
+        6000,
+        ge=2000,
+        le=64_000,
+        description="Longest compaction summary; open requests quoted in full may exceed it.",
+    )
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )
@@ -120,12 +136,21 @@ class Settings(BaseSettings):
         ge=64 * 1024,
         description="Queue entries over this are dead-lettered unparsed (a job is 1–2 KB).",
     )
-    session_log_dir: Path = Field(Path(".tersify/sessions"), description="Per-session JSONL logs.")
+    session_log_dir: Path = Field(
+        Path(SESSION_LOG_DEFAULT),
+        description="Per-session JSONL logs: an absolute path (`~` expanded), the same for every "
+        "command; unset: under `$XDG_STATE_HOME` when that is set.",
+    )
     session_log_max_bytes: int = Field(
         64 * 1024 * 1024, ge=4096, description="A session log past this rotates to a numbered file."
     )
     session_log_retention_days: float = Field(
         30.0, ge=0, description="Session log files untouched this long are deleted; 0: kept."
+    )
+    session_log_pending_max_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Passthrough outputs waiting in Redis for the session log; oldest go past it.",
     )
 
     # Redaction (owned by worker/redact/)
@@ -162,13 +187,20 @@ class Settings(BaseSettings):
         "", description="URL prefixes a job's callback_url may start with; empty: webhooks off."
     )
     webhook_secret: SecretStr | None = Field(
-        None, description="Signs every webhook POST (HMAC-SHA256); required for webhooks."
+        None, description="Signs every webhook POST (Standard Webhooks); required for webhooks."
     )
     webhook_max_attempts: int = Field(5, ge=1, description="POSTs of one webhook before giving up.")
     webhook_retry_base_seconds: float = Field(
         1.0, gt=0, description="Backoff before the first webhook retry; doubles each time."
     )
-    webhook_timeout_seconds: float = Field(5.0, gt=0, description="Longest webhook POST.")
+    webhook_timeout_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="Longest webhook POST, in total (connect, send, the answer's status).",
+    )
+    webhook_concurrency: int = Field(
+        16, ge=1, description="Webhook POSTs one worker process has in flight at once."
+    )
 
     # MCP proxy (owned by worker/mcp/)
     mcp_intent: str | None = Field(
@@ -291,6 +323,64 @@ class Settings(BaseSettings):
         description="Largest request body the gateway takes (413 past it).",
     )
 
+    # Quotes in model summaries (owned by worker/summarize/)
+    max_quote_chars: int = Field(
+        1200,
+        ge=0,
+        description="Output lines a model summary quotes by number, copied exactly, besides its "
+        "prose; 0: none.",
+    )
+    openai_response_format: Literal["json_schema", "json_object", "text"] = Field(
+        "json_schema",
+        description="How an OpenAI-compatible server is asked for the JSON answer; `text` for "
+        "servers that refuse `response_format`.",
+    )
+
+    # Outputs past the cap, and start-up checks
+    max_stored_output_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="How much of an output past TERSIFY_MAX_OUTPUT_BYTES is kept for "
+        "`output_ref` reads; the rest is dropped (and said so).",
+    )
+    allow_missing_key: bool = Field(
+        False,
+        description="Start a worker whose provider has no API key (every job falls back to "
+        "truncation) instead of refusing to start.",
+    )
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, url: str) -> str:
+        if not url.startswith(REDIS_SCHEMES):
+            raise ValueError(
+                "not a Redis URL: use redis://HOST:PORT/DB, rediss://HOST:PORT/DB, "
+                "unix:///PATH or sentinel://HOST:PORT/PRIMARY"
+            )
+        return url
+
+    @field_validator("session_log_dir")
+    @classmethod
+    def _absolute_log_dir(cls, path: Path) -> Path:
+        state = os.environ.get("XDG_STATE_HOME", "")  # noqa: TID251 - the settings module reads it
+        if path == Path(SESSION_LOG_DEFAULT) and Path(state).is_absolute():
+            return Path(state) / "tersify" / "sessions"
+        path = path.expanduser()
+        if not path.is_absolute():
+            raise ValueError(
+                "must be an absolute path (every command and worker must find the same files)"
+            )
+        return path
+
+    @model_validator(mode="after")
+    def _stored_cap_holds_the_cap(self) -> Self:
+        if self.max_stored_output_bytes < self.max_output_bytes:
+            raise ValueError(
+                f"TERSIFY_MAX_STORED_OUTPUT_BYTES ({self.max_stored_output_bytes}) must be at "
+                f"least TERSIFY_MAX_OUTPUT_BYTES ({self.max_output_bytes})"
+            )
+        return self
+
     def resolved_summary_provider(self) -> ProviderName:
         """The provider summaries use: its own setting, else the main one, else any keyed one."""
         if self.summary_provider is not None:
@@ -323,3 +413,44 @@ class Settings(BaseSettings):
         env = dict(os.environ)  # noqa: TID251 - the settings module is where the environment is read
         env.update({f"TERSIFY_{name.upper()}": value for name, value in overrides.items()})
         return env
+
+
+def _is_secret(name: str) -> bool:
+    field = Settings.model_fields.get(name)
+    annotation = field.annotation if field is not None else None
+    return annotation is SecretStr or SecretStr in typing.get_args(annotation)
+
+
+def settings_problem(error: ValidationError) -> str:
+    """One line naming each ``TERSIFY_*`` variable ``error`` is about and what is wrong with it.
+
+    Secret values are never shown.
+    """
+    parts = []
+    for item in error.errors(include_url=False):
+        where = str(item["loc"][0]) if item["loc"] else ""
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if message[1:2].islower():  # pydantic's sentences, not a variable's name
+            message = message[:1].lower() + message[1:]
+        if not where:  # a check across settings names its variables itself
+            parts.append(message)
+            continue
+        shown = "" if _is_secret(where) else f"={item.get('input')!s}"
+        parts.append(f"TERSIFY_{where.upper()}{shown}: {message}")
+    return "; ".join(parts)
+
+
+class _DebugOnly(BaseSettings):
+    """``TERSIFY_DEBUG`` alone, so it is read even when another setting is invalid."""
+
+    model_config = SettingsConfigDict(env_prefix="TERSIFY_", extra="ignore")
+
+    debug: bool = False
+
+
+def debug_requested() -> bool:
+    """Whether ``TERSIFY_DEBUG`` asks the CLI to show tracebacks (an invalid value: no)."""
+    try:
+        return _DebugOnly().debug
+    except ValidationError:
+        return False

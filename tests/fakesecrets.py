@@ -313,3 +313,57 @@ def command_output(rng: random.Random, command: str | None = None) -> tuple[str,
     command = command or rng.choice(tuple(COMMANDS))
     text, shown = COMMANDS[command](rng, secrets, password(rng))
     return command, text, shown
+
+
+# --- forms that hide a secret from a rule that reads words (command lines, nested JSON) ---------
+
+SECRET_WORDS = ("secret", "key", "auth", "token", "passw", "cookie", "credential")
+
+
+def worded_password(rng: random.Random) -> Secret:
+    """A password that holds a word a secret's key would hold (``supersecret123``), with a digit
+    and a symbol so it is never a name."""
+    word = rng.choice(SECRET_WORDS)
+    word = rng.choice((word, word.upper(), word.capitalize()))
+    value = _pick(rng, ALNUM, rng.randint(2, 8)) + word + _pick(rng, ALNUM, rng.randint(1, 6))
+    return _plain("password", value + rng.choice("0123456789") + rng.choice("!+^~"))
+
+
+def _json_escaped(value: str) -> str:
+    return json.dumps(value)[1:-1]
+
+
+def hostile_forms(rng: random.Random) -> list[tuple[str, Secret]]:
+    """One line of each hostile form, each with its own random secret: ``(line, secret)``."""
+    pw = [worded_password(rng) for _ in range(10)]
+    halves = (_pick(rng, ALNUM, 6), _pick(rng, ALNUM, 6) + "7")
+    quoted = Secret("password", f'{halves[0]}"{halves[1]}', halves)
+    base = _plain("secret", _pick(rng, "0123456789abcdef", 64))
+    user, host = rng.choice(("app", "admin", "deploy")), rng.choice(("db", "cache", "10.0.0.5"))
+    inner = json.dumps({"api_key": pw[7].text, "region": "eu-west-1"})
+    forms = [
+        (f"DATABASE_URL=postgres://{user}:{pw[0].text}@{host}:5432/app", pw[0]),
+        (f"DB_PASSWORD={pw[1].text}", pw[1]),
+        (f'{{"user": "{user}", "password": "{_json_escaped(quoted.text)}"}}', quoted),
+        (f"$ curl -u {user}:{pw[2].text} https://{host}/api/v1/items", pw[2]),
+        (f"$ mysql -h {host} -u {user} -p{pw[3].text} app", pw[3]),
+        (f"$ deploy --password {pw[4].text} --region eu", pw[4]),
+        (f"$ deploy --db-password={pw[5].text} --dry-run", pw[5]),
+        (f"SECRET_KEY_BASE={base.text}", base),
+        (f'{{"name": "svc", "config": {json.dumps(inner)}}}', pw[7]),
+        (f"redis-cli -a x -u redis://{user}:{pw[6].text}@{host}:6379/0 ping", pw[6]),
+        (f"export GITHUB_AUTH_TOKEN={pw[8].text}", pw[8]),
+        (f"password: '{pw[9].text}'", pw[9]),
+    ]
+    rng.shuffle(forms)
+    return forms
+
+
+def hostile_output(rng: random.Random) -> tuple[str, list[Secret]]:
+    """A shell transcript of every hostile form among ordinary lines: ``(output, secrets)``."""
+    lines: list[str] = []
+    secrets: list[Secret] = []
+    for line, secret in hostile_forms(rng):
+        lines += [f"commit {commit_sha(rng)}", line, f"digest: {digest(rng)}"]
+        secrets.append(secret)
+    return "\n".join(lines) + "\n", secrets

@@ -24,10 +24,12 @@ def tersify_argv(*args: str) -> list[str]:
 def tersify(
     settings: Settings, *args: str, stdin: str | None = None, timeout: float = 60.0, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``tersify ARGS…`` to its end against the test's Redis (``env``: setting overrides)."""
+    """Run ``tersify ARGS…`` to its end against the test's Redis and session-log directory
+    (``env``: setting overrides)."""
+    own = {"redis_url": settings.redis_url, "session_log_dir": str(settings.session_log_dir)}
     return subprocess.run(
         tersify_argv(*args),
-        env=settings.child_env(redis_url=settings.redis_url, **env),
+        env=settings.child_env(**{**own, **env}),
         input=stdin,
         capture_output=True,
         text=True,

@@ -185,6 +185,12 @@ def _meaningful(lists: list[list[Invocation]]) -> list[Invocation]:
     return lists[-1] if lists else []
 
 
+def _unknown_subcommand(invocation: Invocation) -> bool:
+    """Whether ``invocation`` runs a subcommand the table has no type for."""
+    known = _SUBCOMMANDS.get(invocation.program)
+    return known is not None and invocation.subcommand not in known
+
+
 def classify_command(command: str, output: str) -> ToolType:
     """The type of ``output`` given the shell ``command`` that printed it."""
     pipeline = _meaningful(command_lists(command))
@@ -207,6 +213,9 @@ def classify_command(command: str, output: str) -> ToolType:
     if kind in (None, COMMAND, FILE) and is_machine_data(output):
         return DATA
     if kind is None and parses_as_data(output):
+        return DATA
+    # A subcommand the table does not know says little: YAML or a table is data all the same.
+    if kind is COMMAND and _unknown_subcommand(first) and parses_as_data(output):
         return DATA
     if kind is FILE and _reads_a_log(first):
         return COMMAND

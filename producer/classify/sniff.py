@@ -38,14 +38,20 @@ _CODE = re.compile(
     r"@\w+|module |export |using |namespace |template|[}{]\s*$|\$\w+ = |param\(|"
     r"(?:else|elif|elseif|foreach|while|switch|try|catch|finally|then|do|done|fi|esac)\b|"
     r"[A-Z][a-z]+-[A-Z]\w+ |//|/\*|\*/|<#|#>|\[[\w.\"-]+\]\s*$|[\w.-]+ = \S)"
-    r"|[;{}(\[,]\s*$"
+    r"|[;{(\[,]\s*$|^\s*[}\])]+[;,)]*\s*$"  # a line closing code; "{default}" at an end is no code
 )
 # Markdown headings are followed by a blank line; code comments ("# step 2") by more code.
-_MD_HEADING = re.compile(r"^#{1,6} \S[^\n]*\n[ \t]*\n|^\S[^\n]*\n(?:={3,}|-{3,})[ \t]*$", re.M)
+_MD_HEADING = re.compile(
+    r"^#{1,6} \S[^\n]*\n[ \t]*\n|^\S(?:(?! {2})[^\n])*\n(?:={3,}|-{3,})[ \t]*$", re.M
+)  # a setext heading's text has no column gaps: a table's header row over its rule is none
 _LETTER = re.compile(r"[^\W\d_]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE_CHARS = re.compile(r"[{}();=<>$\\|]")
 _WEAK_COMMAND = re.compile(r"\b(?:error|warning|failed|exception|exit code)\b", re.I)
+# A unified diff (diff -u, git diff, a formatter's --diff): a command's report, not a file.
+_DIFF = re.compile(r"^--- \S.*\n\+\+\+ \S.*\n@@ -\d", re.M)
+# A symbol index: name, kind, line number, file ("ctags -x", "cscope -L"): locations to jump to.
+_INDEX = re.compile(r"^\S+\s+[a-z]\w*\s+\d+\s+\S+\.\w{1,8}\s")
 
 
 def _sample(text: str) -> str:
@@ -74,8 +80,13 @@ def looks_like_json(text: str) -> bool:
         except ValueError:
             pass
     # A value too big or cut short to parse: judge by its opening.
+    # A log line may open with a bracket too ("[1.84s][info] ...", "[ 50%] Building"): a
+    # number counts only as an array's first element.
     return (
-        re.match(r'^[\[{]\s*(?:"[^"\n]{1,200}"\s*:|\{\s*"|\[|"|-?\d|true|false|null)', stripped)
+        re.match(
+            r'^[\[{]\s*(?:"[^"\n]{1,200}"\s*:|\{\s*"|\[|"|-?\d+(?:\.\d+)?\s*[,\]]|true|false|null)',
+            stripped,
+        )
         is not None
     )
 
@@ -155,8 +166,12 @@ def sniff(output: str, default: ToolType = ToolType.COMMAND_OUTPUT) -> ToolType:
         return ToolType.COMMAND_OUTPUT
     if len(_DIAGNOSTIC.findall(sample)) >= 2 or (len(lines) < 6 and _DIAGNOSTIC.search(sample)):
         return ToolType.COMMAND_OUTPUT
+    if _DIFF.search(sample):
+        return ToolType.COMMAND_OUTPUT
     if _ratio(lines, _CAT_N) >= 0.8:
         return ToolType.FILE_CONTENT
+    if _ratio(lines, _INDEX) >= 0.6:
+        return ToolType.SEARCH_RESULTS
     if _ratio(lines, _SEARCH_HIT) >= 0.6 or _ratio(lines, _SEARCH_COUNT) >= 0.8:
         return ToolType.SEARCH_RESULTS
     if _ratio(lines, _LS_LONG) >= 0.4 or _ratio(lines, _TREE) >= 0.3:

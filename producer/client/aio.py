@@ -120,6 +120,7 @@ class AsyncProducer:
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
         self._publisher = Publisher(self.settings)
         self._results = ListHeadWaiter(self._redis, self.settings)
+        self._compute = asyncio.Semaphore(core.COMPUTE_SLOTS)
 
     async def submit(self, **fields: Unpack[submission.Submission]) -> AsyncSummaryHandle:
         """Enqueue a tool output (or pass it through when short); see ``Producer.submit``."""
@@ -153,7 +154,7 @@ class AsyncProducer:
 
     async def forget(self, session_id: str) -> Forgotten:
         """Delete everything Redis holds for a session; see ``Producer.forget``."""
-        return await self._run(forget_session(session_id))
+        return await self._run(forget_session(self.settings, session_id))
 
     async def read_output(
         self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT, **by: Unpack[Lookup]
@@ -175,12 +176,16 @@ class AsyncProducer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return await self._run(liveness.job_queue(job_id))
 
+    async def job_started(self, job_id: str) -> bool:
+        """Whether a worker has taken the job; False while it waits in its queue."""
+        return await self._run(liveness.job_started(job_id))
+
     async def _run(self, operation: core.Operation[core.T]) -> core.T:
         return await core.run_async(operation, self._perform)
 
     async def _perform(self, step: core.Step) -> Any:
         if isinstance(step, core.Round):
-            with core.unavailable(step):
+            with core.unavailable(step, self.settings.redis_url):
                 async with self._redis.pipeline(step.transaction) as pipe:
                     return await load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
@@ -194,7 +199,9 @@ class AsyncProducer:
                 step.task_id,
                 step.headers,
             )
-        assert isinstance(step, core.WaitHead)
+        if isinstance(step, core.Compute):
+            async with self._compute:
+                return await asyncio.to_thread(step.function, *step.args)
         return await self._results.head(step.key, step.timeout)
 
     async def close(self) -> None:

@@ -82,7 +82,7 @@ def cancel_job(settings: Settings, gate: GateCalls, job_id: str) -> Operation[Ca
         return Cancellation(job_id=job_id, state=JobState.FINISHED, result=_parse(raw))
     if job.options is not None and job.options.callback_url is not None:
         delivery = webhooks.delivery(job.options.callback_url, result)
-        yield Round((webhooks.schedule(delivery),), _FAILED)
+        yield Round(webhooks.schedule(delivery, settings.result_ttl_seconds), _FAILED)
     state = JobState.RUNNING if started else JobState.QUEUED
     return Cancellation(job_id=job_id, state=state, result=result)
 
@@ -115,4 +115,5 @@ def _cancelled(
         started_at=now,
         finished_at=now,
         output_ref=job.output_ref,
+        cut=job.cut,
     )

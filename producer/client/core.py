@@ -23,6 +23,7 @@ from tersify.contract import Queue
 from tersify.errors import RedisUnavailableError
 from tersify.gate.protocol import Call
 from tersify.store.commands import Command
+from tersify.store.redis_url import failure_reason, shown_url
 
 T = TypeVar("T")
 
@@ -66,7 +67,20 @@ class WaitHead:
     timeout: float
 
 
-Step = Round | GateScript | Publish | WaitHead
+@dataclass(frozen=True, slots=True)
+class Compute:
+    """CPU work on what Redis returned (decoding and scanning a large output); the answer is
+    ``function(*args)``. The asyncio face runs it on a thread, a bounded number at once, so
+    one large read never holds the event loop."""
+
+    function: Callable[..., Any]
+    args: tuple[Any, ...]
+
+
+COMPUTE_SLOTS = 4
+"""Compute steps an asyncio producer runs at once; more wait their turn (memory stays bounded)."""
+
+Step = Round | GateScript | Publish | WaitHead | Compute
 Operation = Generator[Step, Any, T]
 """An operation: yields steps, is sent their answers, returns its result."""
 
@@ -124,9 +138,11 @@ async def run_async(operation: Operation[T], perform: Callable[[Step], Awaitable
 
 
 @contextmanager
-def unavailable(step: Round) -> Iterator[None]:
-    """Turn a Redis error inside a round into ``RedisUnavailableError`` naming what failed."""
+def unavailable(step: Round, url: str) -> Iterator[None]:
+    """Turn a Redis error inside a round into ``RedisUnavailableError`` naming what failed,
+    where (``url``, its password hidden) and why."""
     try:
         yield
     except redis.RedisError as exc:
-        raise RedisUnavailableError(f"{step.failure}: {type(exc).__name__}") from None
+        why = failure_reason(exc)
+        raise RedisUnavailableError(f"{step.failure}: Redis at {shown_url(url)}: {why}") from None

@@ -3,32 +3,59 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from redis.typing import EncodableT, FieldT
 
+from tersify.classify import classify
 from tersify.client.options import check_options
 from tersify.client.outputs import new_output_ref
 from tersify.contract import Method, PendingSummary, Queue, SummaryResult, ToolType, utcnow
-from tersify.errors import InvalidJobError
+from tersify.errors import InvalidJobError, invalid_fields
 from tersify.settings import Settings
-from tersify.store import keys, payloads
-from tersify.store.commands import Command, command
+from tersify.store import passthroughs
+from tersify.store.commands import Command
+from tersify.text.excerpt import Excerpt, excerpt_of
 
 # The gate's cap: the job's deadline plus time for its fallback to be stored.
 GATE_CAP_MARGIN_SECONDS = 5.0
 
 
+def typer(tool_name: object, command: object) -> Callable[[str], ToolType]:
+    """How the excerpt of a cut output learns its tool type: from its head, once."""
+    shell = command if isinstance(command, str) else None
+    return lambda head: classify(str(tool_name), shell, head)
+
+
+def excerpt(settings: Settings, fields: dict[str, Any]) -> Excerpt:
+    """The submit call's output as its job will carry it: whole, or cut past
+    ``TERSIFY_MAX_OUTPUT_BYTES`` (see ``tersify.text.excerpt``)."""
+    query = fields.get("query")
+    return excerpt_of(
+        fields["output"],
+        settings.max_output_bytes,
+        settings.max_stored_output_bytes,
+        typer(fields.get("tool_name"), fields.get("command")),
+        query if isinstance(query, str) else None,
+    )
+
+
 def build_job(settings: Settings, **fields: Any) -> PendingSummary:
-    """Validate a submit call's arguments into a ``PendingSummary``; ``InvalidJobError`` if bad."""
-    output, replaced = payloads.clean_output(fields.pop("output"), settings.max_output_bytes)
+    """Validate a submit call's arguments into a ``PendingSummary``; ``InvalidJobError`` if bad.
+
+    ``output`` is text, bytes, or the ``Excerpt`` that ``excerpt`` made of them.
+    """
+    kept = excerpt(settings, fields)
+    fields.pop("output")
+    output, replaced = kept.text, kept.decoded_with_replacement
     span = fields.pop("relevant_lines", None)
     if isinstance(span, tuple):
         span = {"start": span[0], "end": span[1]}
     try:
         queue = Queue(fields.pop("queue", Queue.INTERACTIVE))
     except ValueError as exc:
-        raise InvalidJobError(str(exc)) from None
+        raise InvalidJobError(invalid_fields(exc)) from None
     deadline = (
         settings.job_deadline_seconds
         if queue is Queue.INTERACTIVE
@@ -43,10 +70,11 @@ def build_job(settings: Settings, **fields: Any) -> PendingSummary:
             relevant_lines=span,
             queue=queue,
             output_ref=new_output_ref(),
+            cut=kept.cut,
             **clean,
         )
     except (ValueError, TypeError) as exc:
-        raise InvalidJobError(str(exc)) from None
+        raise InvalidJobError(invalid_fields(exc)) from None
     check_options(settings, job.options)
     return job
 
@@ -96,23 +124,21 @@ def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:
         chars_out=len(job.output),
         decoded_with_replacement=job.decoded_with_replacement,
         tenant=job.tenant,
+        cut=job.cut,
         queued_at=job.created_at,
         started_at=now,
         finished_at=now,
     )
 
 
-PASSTHROUGH_LOG_KEEP = 100_000
-"""Passthrough outputs kept for the session log while no worker drains them; older ones go."""
-
-
-def stage_passthrough_log(job: PendingSummary, result: SummaryResult) -> tuple[Command, ...]:
+def stage_passthrough_log(
+    settings: Settings, job: PendingSummary, result: SummaryResult
+) -> tuple[Command, ...]:
     """The commands that hand a passthrough output and its result to the session log."""
+    # The result's text is the output itself: stored once, put back by the worker that logs it.
+    kept = result.model_dump(mode="json", exclude={"text"})
     entry = json.dumps(
-        {"job": job.model_dump(mode="json"), "result": result.model_dump(mode="json")},
-        ensure_ascii=False,
-    )
-    return (
-        command("lpush", keys.PASSTHROUGH_LOG, entry.encode("utf-8", "surrogatepass")),
-        command("ltrim", keys.PASSTHROUGH_LOG, 0, PASSTHROUGH_LOG_KEEP - 1),
-    )
+        {"job": job.model_dump(mode="json"), "result": kept}, ensure_ascii=False
+    ).encode("utf-8", "surrogatepass")
+    ttl, most = settings.payload_ttl_seconds, settings.session_log_pending_max_bytes
+    return passthroughs.stage(job.session_id, job.job_id, entry, ttl, most)

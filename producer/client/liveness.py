@@ -67,3 +67,9 @@ def worker_alive(hostname: str) -> Operation[bool]:
     """Whether the worker ``hostname`` has a live heartbeat record."""
     read = (command("exists", keys.worker_alive(hostname)),)
     return bool((yield Round(read, "could not read heartbeats"))[0])
+
+
+def job_started(job_id: str) -> Operation[bool]:
+    """Whether a worker has taken the job (it runs, or ran); False while it waits in its queue."""
+    read = (command("exists", keys.started(job_id)),)
+    return bool((yield Round(read, "could not read the job"))[0])

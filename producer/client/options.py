@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from tersify.contract import JobOptions, PendingSummary
 from tersify.errors import InvalidJobError
 from tersify.settings import Settings
+from tersify.store import callbacks
 
 
 def _listed(value: str) -> list[str]:
@@ -21,15 +20,12 @@ def allowed_models(settings: Settings) -> frozenset[str]:
 
 
 def callback_allowed(settings: Settings, url: str) -> bool:
-    """Whether ``url`` starts with an allow-listed prefix, on a path boundary (never a host's)."""
-    if urlsplit(url).scheme not in ("http", "https"):
+    """Whether ``url``, normalized, lies under an allowed URL (``tersify.store.callbacks``)."""
+    try:
+        callbacks.checked(settings.webhook_allowed_urls, url)
+    except callbacks.CallbackURLError:
         return False
-    for prefix in _listed(settings.webhook_allowed_urls):
-        if url.startswith(prefix) and (
-            prefix.endswith("/") or url[len(prefix) : len(prefix) + 1] in ("", "/", "?")
-        ):
-            return True
-    return False
+    return True
 
 
 def check_options(settings: Settings, options: JobOptions | None) -> None:
@@ -52,12 +48,15 @@ def check_options(settings: Settings, options: JobOptions | None) -> None:
     if options.callback_url is not None:
         if settings.webhook_secret is None:
             raise InvalidJobError("callback_url needs TERSIFY_WEBHOOK_SECRET to sign the POST")
-        if not callback_allowed(settings, options.callback_url):
-            raise InvalidJobError("callback_url is not allowed (TERSIFY_WEBHOOK_ALLOWED_URLS)")
+        try:
+            callbacks.checked(settings.webhook_allowed_urls, options.callback_url)
+        except callbacks.CallbackURLError as exc:
+            raise InvalidJobError(str(exc)) from None
 
 
 def summarizes(settings: Settings, job: PendingSummary) -> bool:
-    """Whether ``job`` goes to a worker: long enough, and not asked to pass through."""
+    """Whether ``job`` goes to a worker: long enough (or cut from a longer output, whose whole
+    text only a worker's result links to), and not asked to pass through."""
     if job.options is not None and not job.options.summarize:
         return False
-    return len(job.output) > settings.summarize_threshold_chars
+    return job.cut is not None or len(job.output) > settings.summarize_threshold_chars

@@ -15,7 +15,7 @@ from typing import Any, Final, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tersify.client.core import Operation, Round
+from tersify.client.core import Compute, Operation, Round
 from tersify.errors import InvalidJobError, JobNotFoundError
 from tersify.store import keys, payloads
 from tersify.store.commands import Command, command
@@ -152,4 +152,12 @@ def read_output(
     (blob,) = yield Round((command("get", keys.payload(digest)),), failure)
     if blob is None:
         raise JobNotFoundError(f"no output {ref!r} (expired)")
+    found: OutputRange = yield Compute(_window_of_blob, (ref, blob, offset, limit, grep))
+    return found
+
+
+def _window_of_blob(
+    ref: str, blob: bytes, offset: int, limit: int, grep: str | None
+) -> OutputRange:
+    """``window`` over a stored payload, decoded first (both CPU work on a large output)."""
     return window(ref, payloads.decode(blob), offset, limit, grep)

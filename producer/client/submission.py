@@ -17,6 +17,7 @@ from tersify.client.core import GateScript, Operation, Publish, Round
 from tersify.client.jobs import (
     build_job,
     check_owner,
+    excerpt,
     gate_cap,
     job_meta,
     passthrough,
@@ -32,11 +33,16 @@ from tersify.contract import (
     SummaryResult,
     ToolType,
 )
-from tersify.errors import InvalidJobError, OutputTooLargeError, RedisUnavailableError
+from tersify.errors import (
+    InvalidJobError,
+    OutputTooLargeError,
+    RedisUnavailableError,
+    invalid_fields,
+)
 from tersify.gate.protocol import GateCalls
 from tersify.settings import Settings
-from tersify.store import keys, payloads
-from tersify.store.commands import command
+from tersify.store import keys, payloads, sessions
+from tersify.store.commands import Command, command
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
 
 _STORE_FAILED = "could not store the job"
@@ -84,24 +90,33 @@ def submit(
     Interactive jobs close the session gate before they are published and reopen it if
     publishing fails; batch jobs never touch the gate.
     """
-    job = build_job(settings, **fields)
+    kept = excerpt(settings, dict(fields))
+    job = build_job(settings, **{**fields, "output": kept})
     tool_type = classify(job.tool_name, job.command, job.output)
     if summarizes(settings, job):
         with tracing.tracer.start_as_current_span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
         ):
-            yield from enqueue(settings, gate, job, tool_type)
+            yield from enqueue(settings, gate, job, tool_type, kept.stored)
         return job, None
     result = passthrough(job, tool_type)
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
-        yield Round(stage_passthrough_log(job, result), "could not log the output")
+        yield Round(stage_passthrough_log(settings, job, result), "could not log the output")
     return job, result
 
 
 def enqueue(
-    settings: Settings, gate: GateCalls, job: PendingSummary, tool_type: ToolType
+    settings: Settings,
+    gate: GateCalls,
+    job: PendingSummary,
+    tool_type: ToolType,
+    stored: str | None = None,
 ) -> Operation[None]:
-    """Store the payload, close the gate (interactive), publish; undo all of it on failure."""
+    """Store the payload, close the gate (interactive), publish; undo all of it on failure.
+
+    ``stored``: the whole output, when the job carries an excerpt of it; ``output_ref`` then
+    reads it instead of the excerpt.
+    """
     digest, blob = payloads.encode(job.output)
     meta_key = keys.job_meta(job.job_id)
     claim = (
@@ -113,8 +128,11 @@ def enqueue(
     check_owner(job, owner)  # before anything else is written: nothing to undo
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
+    kept = settings.result_ttl_seconds  # the index outlives everything it names
+    writes += sessions.index_job(job.session_id, job.job_id, kept)
+    writes += sessions.index_payload(job.session_id, digest, kept)
     if job.output_ref is not None:
-        writes += stage_output(job.output_ref, job.session_id, digest, ttl)
+        writes += _stage_whole(job, digest, stored, ttl, kept)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -129,9 +147,30 @@ def enqueue(
         message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
         headers = tracing.carrier()
         yield Publish(SUMMARIZE_TASK, message, job.queue, job.job_id, headers)
+    except GeneratorExit:
+        raise  # abandoned, not failed: nothing may be yielded any more
     except BaseException:
         yield from _undo(gate, job, token)
         raise
+
+
+def _stage_whole(
+    job: PendingSummary, digest: str, stored: str | None, ttl: int, kept: int
+) -> list[Command]:
+    """The commands that point ``output_ref`` at the whole output: the job's own payload, or
+    the stored whole text of a cut one; both named in the session's index (``forget``)."""
+    assert job.output_ref is not None
+    whole = digest
+    writes: list[Command] = []
+    if stored is not None:
+        whole, blob = payloads.encode(stored)
+        writes += [
+            *payloads.stage(whole, blob, ttl),
+            *sessions.index_payload(job.session_id, whole, kept),
+        ]
+    writes += stage_output(job.output_ref, job.session_id, whole, ttl)
+    writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
+    return writes
 
 
 def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[None]:
@@ -148,20 +187,21 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
     try:
         job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
     except (ValueError, TypeError) as exc:
-        raise InvalidJobError(str(exc)) from None
+        raise InvalidJobError(invalid_fields(exc)) from None
     body = job.model_dump_json()
-    if len(body) > settings.max_output_bytes:
-        raise OutputTooLargeError(f"conversation is over {settings.max_output_bytes} bytes")
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > settings.max_output_bytes:
+        raise OutputTooLargeError(
+            f"the conversation is {size:,} bytes, over the cap of {settings.max_output_bytes:,} "
+            "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
+        )
     digest, blob = payloads.encode(body)
-    ttl = settings.payload_ttl_seconds
-    owned = keys.session_payloads(job.session_id)
+    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
     writes = (
         *payloads.stage(digest, blob, ttl),
-        command(
-            "set", keys.compaction_job(job.job_id), job.session_id, ex=settings.result_ttl_seconds
-        ),
-        command("sadd", owned, digest),
-        command("expire", owned, ttl),
+        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
+        *sessions.index_job(job.session_id, job.job_id, kept),
+        *sessions.index_payload(job.session_id, digest, kept),
     )
     yield Round(writes, _STORE_FAILED)
     message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")

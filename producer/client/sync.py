@@ -115,7 +115,7 @@ class Producer:
         The session's log files live on the worker hosts: ``tersify forget`` there (or the
         HTTP API's ``DELETE /v1/sessions/{id}``) deletes them too.
         """
-        return self._run(forget_session(session_id))
+        return self._run(forget_session(self.settings, session_id))
 
     def read_output(
         self, ref: str, offset: int = 0, limit: int = DEFAULT_LIMIT, **by: Unpack[Lookup]
@@ -137,12 +137,17 @@ class Producer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return self._run(liveness.job_queue(job_id))
 
+    def job_started(self, job_id: str) -> bool:
+        """Whether a worker has taken the job; False while it waits in its queue."""
+        return self._run(liveness.job_started(job_id))
+
     def _run(self, operation: core.Operation[core.T]) -> core.T:
         return core.run_sync(operation, self._perform)
 
     def _perform(self, step: core.Step) -> Any:
         if isinstance(step, core.Round):
-            with core.unavailable(step), self._redis.pipeline(step.transaction) as pipe:
+            url = self.settings.redis_url
+            with core.unavailable(step, url), self._redis.pipeline(step.transaction) as pipe:
                 return load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
             return self.gate.run(step.call)
@@ -150,6 +155,8 @@ class Producer:
             return self._publisher.publish(
                 step.task, step.message, step.queue, step.task_id, step.headers
             )
+        if isinstance(step, core.Compute):
+            return step.function(*step.args)
         return self._wait_head(step)
 
     def _wait_head(self, step: core.WaitHead) -> bytes | None:

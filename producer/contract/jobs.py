@@ -61,6 +61,41 @@ class JobOptions(BaseModel):
     )
 
 
+class OutputCut(BaseModel):
+    """How an output past ``TERSIFY_MAX_OUTPUT_BYTES`` was cut before its job was queued.
+
+    The job carries the output's first ``head_lines`` and last ``tail_lines`` lines, and the
+    ``kept_between`` lines between them that matter (errors, warnings, verdicts, the query's
+    words); the other ``lines_cut`` lines were left out. The first ``bytes_stored`` bytes of the
+    whole output are kept for reads by ``output_ref``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bytes_in: int = Field(ge=0, description="The whole output's size.")
+    lines_in: int = Field(ge=0)
+    bytes_kept: int = Field(ge=0, description="The excerpt the job carries.")
+    head_lines: int = Field(ge=0)
+    tail_lines: int = Field(ge=0)
+    kept_between: int = Field(ge=0, description="Lines that matter, kept from the cut part.")
+    lines_cut: int = Field(ge=0)
+    bytes_stored: int = Field(ge=0, description="How much of the whole output output_ref reads.")
+
+    def notice(self) -> str:
+        """One line that says what was cut, for the top of a summary."""
+        stored = (
+            "the whole output is readable by its output_ref"
+            if self.bytes_stored >= self.bytes_in
+            else f"its first {self.bytes_stored:,} bytes are readable by its output_ref"
+        )
+        return (
+            f"[tersify: the output was {self.bytes_in:,} bytes in {self.lines_in:,} lines, over "
+            f"TERSIFY_MAX_OUTPUT_BYTES; summarized: its first {self.head_lines:,} lines, its "
+            f"last {self.tail_lines:,} and {self.kept_between:,} lines that matter of the "
+            f"{self.kept_between + self.lines_cut:,} between; {stored}]"
+        )
+
+
 class Versioned(BaseModel):
     """The base of every job and result: frozen, no unknown fields, a known schema version."""
 
@@ -111,3 +146,4 @@ class PendingSummary(Job):
     output_ref: str | None = Field(None, pattern=r"^[0-9a-f]{32}$")
     options: JobOptions | None = None
     tenant: str | None = Field(None, max_length=64)  # the API token's tenant, when it has one
+    cut: OutputCut | None = None  # set when the output was past TERSIFY_MAX_OUTPUT_BYTES

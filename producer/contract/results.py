@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from tersify.contract.jobs import Versioned
+from tersify.contract.jobs import OutputCut, Versioned
 from tersify.contract.kinds import FallbackReason, Method, ToolType
 
 
@@ -35,4 +35,7 @@ class SummaryResult(Versioned):
     finished_at: datetime
     output_ref: str | None = Field(
         None, description="Reads the full output back (null for passthrough: the text is it)."
+    )
+    cut: OutputCut | None = Field(
+        None, description="How an output past TERSIFY_MAX_OUTPUT_BYTES was cut; null: whole."
     )

@@ -8,7 +8,6 @@ and ids into a script's KEYS and ARGV and says how to read its reply, so ``Sessi
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from tersify.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
+from tersify.store.redis_url import shown_url
 
 _log = structlog.get_logger("tersify.gate")
 
@@ -260,7 +260,7 @@ class GateCalls:
 
 def _redact(exc: BaseException) -> str:
     # redis URLs may carry a password (redis://user:secret@host); never let one into a message
-    return re.sub(r"://[^@/\s]*@", "://***@", f"{type(exc).__name__}: {exc}")
+    return shown_url(f"{type(exc).__name__}: {exc}")
 
 
 @contextmanager

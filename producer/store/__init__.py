@@ -5,7 +5,10 @@
 - ``payloads``   outputs stored by content hash (the claim check), compressed when it pays
 - ``wire``       the broker messages that name a job and its payload
 - ``publisher``  queue entries in Celery's wire format, written with no Celery
-- ``webhooks``   signed result deliveries, scheduled in Redis
+- ``webhooks``   signed result deliveries, scheduled in Redis, claimed with a lease
+- ``callbacks``  callback URLs parsed, normalized and compared with the allow-list
+- ``sessions``   what a session owns (its index) and the tombstone forgetting leaves
+- ``passthroughs`` passthrough outputs waiting for the session log, bounded in bytes
 
 May import ``errors``, ``contract`` and ``settings``.
 """

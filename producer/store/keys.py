@@ -86,10 +86,10 @@ RECENT_COMPLETIONS: Final = f"{PREFIX}recent:completions"
 """ZSET of recently finished job ids scored by finish time (s), trimmed: the fallback rate."""
 
 WEBHOOKS: Final = f"{PREFIX}webhooks"
-"""ZSET of webhook deliveries: member the delivery's JSON, score = when it is due (server ms)."""
+"""ZSET of webhook delivery ids, score = when it is due (server ms); ``webhook`` holds each."""
 
 PASSTHROUGH_LOG: Final = f"{PREFIX}sessionlog:pending"
-"""List of passthrough outputs with their results, waiting for a worker to log them."""
+"""List of the job ids of passthrough outputs waiting for a worker to log them (oldest last)."""
 
 PASSTHROUGH_LOGGING: Final = f"{PREFIX}sessionlog:inflight"
 """ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""
@@ -99,3 +99,22 @@ GATEWAY_TOTALS: Final = f"{PREFIX}gateway:totals"
 
 GATEWAY_SESSIONS: Final = f"{PREFIX}gateway:sessions"
 """ZSET of the sessions the gateway saw, score = last request (s), trimmed: ``tersify status``."""
+
+# --- webhook deliveries, forgetting, passthrough outputs waiting for the session log ---
+
+webhook = Key("webhook:{}", "A webhook delivery's JSON, by delivery id (the schedule holds ids).")
+WEBHOOKS_INFLIGHT: Final = f"{PREFIX}webhooks:inflight"
+"""ZSET of delivery ids a sender claimed, score = when its claim lapses (server ms)."""
+
+forgotten = Key("forgotten:{}", "Tombstone: when the session was forgotten (ms); older work drops.")
+session_jobs = Key("session:{}:jobs", "Set of a session's job ids (summaries and compactions).")
+session_keys = Key(
+    "session:{}:keys", "Set of other keys a session owns (refs, spills, deliveries)."
+)
+payload_sessions = Key("payload-sessions:{}", "Set of the sessions whose jobs use a payload.")
+
+passthrough_entry = Key("sessionlog:entry:{}", "A passthrough output and its result, by job id.")
+PASSTHROUGH_SIZES: Final = f"{PREFIX}sessionlog:sizes"
+"""Hash of the job ids in ``PASSTHROUGH_LOG`` and their entries' sizes in bytes."""
+PASSTHROUGH_BYTES: Final = f"{PREFIX}sessionlog:bytes"
+"""Counter: the bytes of every entry waiting in ``PASSTHROUGH_LOG`` (the sum of its sizes)."""

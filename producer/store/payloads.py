@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import zlib
 
-from tersify.errors import InvalidJobError, OutputTooLargeError
+from tersify.errors import InvalidJobError
 from tersify.store import keys
 from tersify.store.commands import Command, command
 
@@ -19,33 +19,25 @@ _ZLIB = b"z"
 COMPRESS_FROM_BYTES = 64 * 1024
 
 
-def clean_output(output: object, max_bytes: int) -> tuple[str, bool]:
+def clean_output(output: object) -> tuple[str, bool]:
     """Return the output as valid text and whether bytes had to be replaced to make it so.
 
     Accepts ``str`` or ``bytes``; invalid UTF-8 and lone surrogates become U+FFFD. Raises
-    ``InvalidJobError`` for other types and ``OutputTooLargeError`` past ``max_bytes``.
+    ``InvalidJobError`` for other types.
     """
     if isinstance(output, bytes | bytearray | memoryview):
         raw = bytes(output)
-        if len(raw) > max_bytes:
-            raise OutputTooLargeError(f"output is {len(raw)} bytes; the cap is {max_bytes}")
         try:
             return raw.decode("utf-8"), False
         except UnicodeDecodeError:
             return raw.decode("utf-8", errors="replace"), True
     if not isinstance(output, str):
         raise InvalidJobError(f"output must be str or bytes, not {type(output).__name__}")
-    if len(output) > max_bytes:  # cheap bound first: a char is at least one byte
-        raise OutputTooLargeError(f"output is over {max_bytes} bytes; the cap is {max_bytes}")
     try:
-        size = len(output.encode("utf-8"))
-        replaced = False
+        output.encode("utf-8")
     except UnicodeEncodeError:
-        output = _replace_surrogates(output)
-        size, replaced = len(output.encode("utf-8")), True
-    if size > max_bytes:
-        raise OutputTooLargeError(f"output is {size} bytes; the cap is {max_bytes}")
-    return output, replaced
+        return _replace_surrogates(output), True
+    return output, False
 
 
 def _replace_surrogates(text: str) -> str:

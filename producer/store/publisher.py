@@ -93,6 +93,7 @@ class Publisher:
     """Pushes job entries onto their queues' Redis lists."""
 
     def __init__(self, settings: Settings) -> None:
+        self._url = settings.redis_url
         # Under Sentinel the client follows the primary and waits out a fail-over.
         self._redis = redis_url.sync_client(
             settings,
@@ -116,7 +117,9 @@ class Publisher:
         try:
             self._redis.lpush(queue.value, entry(task, message, queue, task_id, headers))
         except redis.RedisError as exc:
-            raise RedisUnavailableError(f"could not publish {task}: {type(exc).__name__}") from None
+            where = f"Redis at {redis_url.shown_url(self._url)}"
+            why = redis_url.failure_reason(exc)
+            raise RedisUnavailableError(f"could not publish {task}: {where}: {why}") from None
 
     def close(self) -> None:
         """Release the connection pool."""

@@ -14,6 +14,7 @@ primary), never part of the URL.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +27,7 @@ import redis.retry
 import redis.sentinel
 from redis.backoff import ExponentialBackoff
 
+from tersify.errors import ConfigurationError, os_reason
 from tersify.settings import Settings
 
 # One blocking call never outlives the socket timeout; longer waits loop in slices this long.
@@ -55,15 +57,22 @@ def sentinel_target(url: str) -> SentinelTarget | None:
     rest = url[len(SENTINEL_SCHEME) :]
     hosts, _, path = rest.partition("/")
     if "@" in hosts:
-        raise ValueError("put Sentinel passwords in settings, not in TERSIFY_REDIS_URL")
+        raise ConfigurationError(
+            "TERSIFY_REDIS_URL: put Sentinel passwords in TERSIFY_REDIS_PASSWORD and "
+            "TERSIFY_REDIS_SENTINEL_PASSWORD, not in the URL"
+        )
     parts = [p for p in path.split("/") if p]
     if not hosts or not 1 <= len(parts) <= 2:
-        raise ValueError("expected sentinel://HOST:PORT[,HOST:PORT...]/PRIMARY_NAME[/DB]")
+        raise ConfigurationError(
+            "TERSIFY_REDIS_URL: expected sentinel://HOST:PORT[,HOST:PORT...]/PRIMARY_NAME[/DB]"
+        )
     try:
         sentinels = tuple(_address(h) for h in hosts.split(","))
         db = int(parts[1]) if len(parts) == 2 else 0
     except ValueError:
-        raise ValueError("a Sentinel port or the database is not a number") from None
+        raise ConfigurationError(
+            "TERSIFY_REDIS_URL: a Sentinel port or the database is not a number"
+        ) from None
     return SentinelTarget(sentinels, parts[0], db)
 
 
@@ -269,3 +278,28 @@ def broker_sentinel_options(settings: Settings) -> dict[str, Any]:
     if password:
         sentinel_kwargs["password"] = password
     return {"master_name": target.primary, "sentinel_kwargs": sentinel_kwargs}
+
+
+_PASSWORD = re.compile(r"://[^@/\s]*@")
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages and logs show it: any user and password in it replaced by ``***``."""
+    return _PASSWORD.sub("://***@", url)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """Why a Redis call failed, in a few words: "connection refused", "timed out", …
+
+    redis-py's own message names the address; the operating system's reason is in the error it
+    replaced (``__context__``), which is read first.
+    """
+    if isinstance(exc, redis.AuthenticationError):
+        return "the password was refused (TERSIFY_REDIS_PASSWORD, or the URL's)"
+    if isinstance(exc, redis.TimeoutError):
+        return "timed out"
+    if (reason := os_reason(exc)) is not None:
+        return reason
+    if isinstance(exc, redis.ConnectionError):
+        return "the connection failed"
+    return shown_url(f"{type(exc).__name__}: {exc}")

@@ -16,7 +16,8 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from tersify.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
-from tersify.store import keys
+from tersify.store import keys, sessions
+from tersify.store.commands import load
 from tersify.text.cut import split_lines
 
 DEFAULT_READ_LIMIT = 2000
@@ -68,6 +69,7 @@ class SpillStore:
             with self._client.pipeline(transaction=True) as pipe:
                 pipe.hset(key, mapping={"session_id": session_id, "text": text})
                 pipe.expire(key, self._ttl)
+                load(pipe, sessions.index_keys(session_id, (key,), self._ttl))
                 pipe.execute()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             raise RedisUnavailableError(f"could not save spilled output: {exc}") from exc

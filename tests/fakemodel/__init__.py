@@ -5,8 +5,9 @@ daemon thread, so one test process can drive it at thousands of requests per sec
 hundreds of slow connections open at once. It binds 127.0.0.1 only.
 
 Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang``,
-``close_mid_body``, ``slow_drip``, ``raw`` and ``tool_call`` (the model calls a tool). Which
-one a model call gets, first match wins:
+``close_mid_body``, ``slow_drip``, ``raw``, ``answer`` (a structured answer as given, valid or
+not), ``verbatim`` (exactly this text, whatever format was asked for) and ``tool_call`` (the
+model calls a tool). Which one a model call gets, first match wins:
 
 1. ``script([...])``: a FIFO of behaviours, each consumed by one request;
 2. ``add_rule(marker, behaviour)``: the first rule whose marker occurs in the raw request body
@@ -15,7 +16,10 @@ one a model call gets, first match wins:
 
 The default answer is ``"Summary: "`` plus the first 200 characters of the tool output (the body of
 a ``<tool_output>`` tag when the user message has one, else the whole message), so it is
-deterministic, usually shorter than the input, and easy to recognise. Token counts are chars / 4.
+deterministic, usually shorter than the input, and easy to recognise; it reads past the line
+numbers in front of numbered lines. A request that asks for a structured answer (a forced tool,
+a JSON ``response_format``) gets it in that form, the text as the schema's first string
+(``formats``). Token counts are chars / 4.
 
 A request with ``"stream": true`` gets its answer as the API's SSE events (``slow_drip`` spreads
 them over its seconds; ``streams_cut`` counts streams the client closed early). Besides
@@ -28,6 +32,7 @@ Standalone: ``python -m tests.fakemodel --port 8099 --latency-ms 200``.
 from tests.fakemodel.behaviours import (
     Behaviour,
     RecordedRequest,
+    answer,
     close_mid_body,
     empty,
     hang,
@@ -38,6 +43,7 @@ from tests.fakemodel.behaviours import (
     slow_drip,
     status,
     tool_call,
+    verbatim,
 )
 from tests.fakemodel.server import FakeModelServer
 from tests.fakemodel.wire import DEFAULT_MODEL, SUMMARY_PREFIX, default_summary
@@ -48,6 +54,7 @@ __all__ = [
     "Behaviour",
     "FakeModelServer",
     "RecordedRequest",
+    "answer",
     "close_mid_body",
     "default_summary",
     "empty",
@@ -59,4 +66,5 @@ __all__ = [
     "slow_drip",
     "status",
     "tool_call",
+    "verbatim",
 ]

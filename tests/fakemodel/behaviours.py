@@ -76,8 +76,35 @@ class ToolCall:
     text: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Structured:
+    """Answer with this JSON value as the structured answer the request asked for (a forced
+    tool call's input, a ``response_format`` JSON content), valid for it or not."""
+
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Verbatim:
+    """Answer with exactly this text as the model's text, whatever format was asked for (a model
+    or server that ignored it, an answer cut off mid-JSON)."""
+
+    text: str
+
+
 Behaviour = (
-    Ok | Status | Malformed | Empty | Oversized | Hang | CloseMidBody | SlowDrip | Raw | ToolCall
+    Ok
+    | Status
+    | Malformed
+    | Empty
+    | Oversized
+    | Hang
+    | CloseMidBody
+    | SlowDrip
+    | Raw
+    | Structured
+    | Verbatim
+    | ToolCall
 )
 
 
@@ -130,6 +157,16 @@ def tool_call(name: str, input: dict[str, Any], text: str | None = None) -> Beha
     """A call of the tool ``name`` with ``input``: ``tool_use`` / ``tool_calls`` /
     ``function_call`` in the request's wire format (streamed when the request streams)."""
     return ToolCall(name, input, text)
+
+
+def answer(data: Any) -> Behaviour:
+    """``data`` as the structured answer (a tool call's input, the JSON content), as given."""
+    return Structured(data)
+
+
+def verbatim(text: str) -> Behaviour:
+    """Exactly ``text`` as the model's text, in a text block or the message content."""
+    return Verbatim(text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,9 @@ class ResponsesWire(OpenAIWire):
         ]
         return "\n".join(parts)
 
-    def success(self, body: dict[str, Any], text: str, serial: int) -> dict[str, Any]:
+    def success(
+        self, body: dict[str, Any], text: str, serial: int, *, shape: str = "text"
+    ) -> dict[str, Any]:
         prompt_tokens = tokens(self.user_text(body))
         return {
             "id": f"resp_fake{serial:012d}",

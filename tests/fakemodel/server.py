@@ -24,7 +24,9 @@ from tests.fakemodel.behaviours import (
     RecordedRequest,
     SlowDrip,
     Status,
+    Structured,
     ToolCall,
+    Verbatim,
 )
 from tests.fakemodel.calls import tool_payload
 from tests.fakemodel.http import BadRequest, read_body, send, send_json
@@ -353,7 +355,7 @@ class FakeModelServer:
             case _:
                 pass
         text = answer_text(behaviour, wire.user_text(parsed))
-        if isinstance(behaviour, Ok | Empty | Oversized):
+        if isinstance(behaviour, Ok | Empty | Oversized | Structured | Verbatim):
             delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -384,10 +386,12 @@ class FakeModelServer:
     def _payload(
         self, wire: Wire, parsed: dict[str, Any], behaviour: Behaviour, text: str
     ) -> dict[str, Any]:
-        """The whole answer: the scripted tool call, else ``text``."""
+        """The whole answer: the scripted tool call, else ``text`` (in the structured form the
+        request asked for, unless the behaviour says how to read it)."""
         if isinstance(behaviour, ToolCall):
             return tool_payload(wire, parsed, behaviour, next(self._ids))
-        return wire.success(parsed, text, next(self._ids))
+        shape = {Structured: "data", Verbatim: "verbatim"}.get(type(behaviour), "text")
+        return wire.success(parsed, text, next(self._ids), shape=shape)
 
     async def _stream(
         self,

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import time
 from typing import Any
 
-from tests.fakemodel.behaviours import Behaviour, Empty, Ok, Oversized
+from tests.fakemodel.behaviours import Behaviour, Empty, Ok, Oversized, Structured, Verbatim
+from tests.fakemodel.formats import (
+    anthropic_tools_problem,
+    anthropic_turns_problem,
+    forced_tool,
+    openai_format,
+    openai_format_problem,
+    structured_value,
+)
 
 SUMMARY_PREFIX = "Summary: "
 DEFAULT_MODEL = "fake-model"
 _EXCERPT_CHARS = 200
 # the summarizer's fenced block (<tool_output_NONCE>) or a plain <output> one
 _TOOL_OUTPUT = re.compile(r"<((?:tool_)?output(?:_[0-9a-f]+)?)\b[^>]*>(.*?)(?:</\1>|\Z)", re.DOTALL)
+# a numbered line's label (``12|`` or a hashline's ``12#a1|``): the default answer reads past it
+_LINE_LABEL = re.compile(r"^\d+(?:#[0-9a-f]{2})?\|", re.MULTILINE)
 _ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -58,7 +69,13 @@ class Wire:
     def error(self, code: int, message: str | None) -> dict[str, Any]:
         raise NotImplementedError
 
-    def success(self, body: dict[str, Any], text: str, serial: int) -> dict[str, Any]:
+    def success(
+        self, body: dict[str, Any], text: str, serial: int, *, shape: str = "text"
+    ) -> dict[str, Any]:
+        """The 200 body answering ``body`` with ``text``; ``shape`` says how to read ``text``
+        when the request asks for a structured answer: ``text`` (a JSON object as it is, any
+        other text as the schema's first string), ``data`` (JSON, as it is) or ``verbatim``
+        (the model's plain text, the format ignored)."""
         raise NotImplementedError
 
 
@@ -72,6 +89,9 @@ class AnthropicWire(Wire):
         problem = super().refusal(headers, body)
         if problem is None and not isinstance(body.get("max_tokens"), int):
             return 400, "max_tokens: field required"
+        if problem is None:
+            found = anthropic_tools_problem(body) or anthropic_turns_problem(body["messages"])
+            return (400, found) if found else None
         return problem
 
     def id_header(self, ids: itertools.count[int]) -> dict[str, str]:
@@ -82,21 +102,39 @@ class AnthropicWire(Wire):
         text = message or f"fake {kind.replace('_', ' ')} (HTTP {code})"
         return {"type": "error", "error": {"type": kind, "message": text}}
 
-    def success(self, body: dict[str, Any], text: str, serial: int) -> dict[str, Any]:
+    def success(
+        self, body: dict[str, Any], text: str, serial: int, *, shape: str = "text"
+    ) -> dict[str, Any]:
         prompt = flatten(body.get("system")) + self.user_text(body)
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        stop, said = "end_turn", text
+        tool = forced_tool(body)
+        if tool is not None and shape != "verbatim":
+            data = structured_value(text, tool.get("input_schema"), given=shape == "data")
+            if isinstance(data, dict):  # a tool call's input is always an object
+                call_id = f"toolu_fake{serial:012d}"
+                content = [{"type": "tool_use", "id": call_id, "name": tool["name"], "input": data}]
+                stop, said = "tool_use", json.dumps(data)
         return {
             "id": f"msg_fake{serial:012d}",
             "type": "message",
             "role": "assistant",
             "model": body.get("model") or DEFAULT_MODEL,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "content": content,
+            "stop_reason": stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": tokens(prompt), "output_tokens": tokens(text)},
+            "usage": {"input_tokens": tokens(prompt), "output_tokens": tokens(said)},
         }
 
 
 class OpenAIWire(Wire):
+    def refusal(self, headers: dict[str, str], body: Any) -> tuple[int, str] | None:
+        problem = super().refusal(headers, body)
+        if problem is None:
+            found = openai_format_problem(body)
+            return (400, found) if found else None
+        return problem
+
     def id_header(self, ids: itertools.count[int]) -> dict[str, str]:
         return {"x-request-id": f"req_fake{next(ids):012d}"}
 
@@ -111,8 +149,13 @@ class OpenAIWire(Wire):
             }
         }
 
-    def success(self, body: dict[str, Any], text: str, serial: int) -> dict[str, Any]:
+    def success(
+        self, body: dict[str, Any], text: str, serial: int, *, shape: str = "text"
+    ) -> dict[str, Any]:
         prompt_tokens = sum(tokens(flatten(m.get("content"))) for m in body["messages"])
+        asked, schema = openai_format(body)
+        if asked and shape != "verbatim":
+            text = json.dumps(structured_value(text, schema, given=shape == "data"))
         completion_tokens = tokens(text)
         return {
             "id": f"chatcmpl-fake{serial:012d}",
@@ -136,13 +179,17 @@ class OpenAIWire(Wire):
 
 
 def default_summary(user_text: str) -> str:
-    """The fake's default answer for a user message."""
+    """The fake's default answer for a user message (read through its line numbers)."""
     found = _TOOL_OUTPUT.search(user_text)
     source = found.group(2) if found else user_text
-    return SUMMARY_PREFIX + source.strip()[:_EXCERPT_CHARS]
+    return SUMMARY_PREFIX + _LINE_LABEL.sub("", source.strip())[:_EXCERPT_CHARS]
 
 
 def answer_text(behaviour: Behaviour, user_text: str) -> str:
+    if isinstance(behaviour, Structured):
+        return json.dumps(behaviour.data)
+    if isinstance(behaviour, Verbatim):
+        return behaviour.text
     if isinstance(behaviour, Empty):
         return ""
     if isinstance(behaviour, Ok) and behaviour.text is not None:

@@ -235,7 +235,7 @@ def test_a_cjk_output_at_the_cap_fits_the_request_limit_however_it_is_escaped(
         )
         over = http.post("/v1/summaries", json=summary_body("cjk", output + "終"))
     assert escaped.status_code == 202, escaped.text
-    assert_problem(over, 413, "payload_too_large")  # the output cap itself still holds
+    assert over.status_code == 202, over.text  # past the output cap: served, cut
 
 
 def test_connections_past_the_cap_are_closed_at_once_and_slots_come_back(

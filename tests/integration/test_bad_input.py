@@ -12,7 +12,7 @@ import pytest
 
 from tersify.client import Producer
 from tersify.contract import Method, Queue
-from tersify.errors import InvalidJobError, OutputTooLargeError, UnsupportedSchemaError
+from tersify.errors import InvalidJobError, UnsupportedSchemaError
 from tersify.settings import Settings
 from tersify.store import keys
 from tersify.store.publisher import Publisher
@@ -44,13 +44,17 @@ def test_bad_input_is_refused_and_leaves_nothing_behind(
     assert redis_client.keys("*") == []
 
 
-def test_an_output_over_the_hard_cap_is_refused(settings: Settings, redis_client) -> None:
-    with Producer(settings.model_copy(update={"max_output_bytes": 10_000})) as producer:
-        with pytest.raises(OutputTooLargeError):
-            producer.submit(session_id="s", tool_name="bash", output="é" * 5001)
-        with pytest.raises(OutputTooLargeError):
-            producer.submit(session_id="s", tool_name="bash", output=b"x" * 10_001)
-    assert redis_client.keys("*") == []
+def test_an_output_over_the_cap_is_queued_cut_with_its_whole_text_stored(
+    settings: Settings, redis_client
+) -> None:
+    capped = settings.model_copy(update={"max_output_bytes": 10_000})
+    with Producer(capped) as producer:
+        for output in ("é\n" * 5001, b"x\n" * 5001):
+            handle = producer.submit(session_id="s", tool_name="bash", output=output)
+            assert not handle.done  # queued: a cut output always goes to a worker
+    jobs = [json.loads(raw) for key in redis_client.keys("tersify:job:*")
+            if (raw := redis_client.hget(key, "job"))]  # fmt: skip
+    assert sorted(job["cut"]["bytes_in"] for job in jobs) == [10_002, 15_003]
 
 
 def test_an_unknown_schema_version_is_refused() -> None:

@@ -257,3 +257,74 @@ def test_a_conversation_under_the_minimum_comes_back_as_it_is_without_a_model_ca
     assert (result.method, result.passthrough_reason) == ("passthrough", "too_few_messages")
     assert result.messages == messages
     assert fake_model.request_count == 0
+
+
+FACTS_ERROR = "TypeError: parse_amount() got an unexpected keyword argument 'locale'"
+
+
+def agent_session(provider: str) -> list[dict[str, Any]]:
+    """A coding session in ``provider``'s shape: an edit, a failing run, a fix, a passing run."""
+    rounds = [
+        ("Edit", {"file_path": "invoicing/totals.py", "old_string": "x",
+                  "new_string": "def parse_amount(text, locale=None):"}, "edited"),
+        ("Bash", {"command": "pytest -q tests/test_totals.py"},
+         f"{PYTEST_LOG}\nE   {FACTS_ERROR}\n"
+         f"FAILED tests/test_totals.py::test_comma - {FACTS_ERROR}\n1 failed"),
+        ("Bash", {"command": "sed -i 's/locale=None/locale=\"de\"/' invoicing/api.py"}, ""),
+        ("Bash", {"command": "pytest -q tests/test_totals.py"}, "73 passed in 0.4s"),
+    ]  # fmt: skip
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "The invoice tests fail. Find out why and fix them."}
+    ]
+    for i, (name, arguments, output) in enumerate(rounds):
+        if provider == "anthropic":
+            use = {"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": arguments}
+            answer = {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": output}
+            messages += [
+                {"role": "assistant", "content": [use]},
+                {"role": "user", "content": [answer]},
+            ]
+        else:
+            fn = {"name": name, "arguments": json.dumps(arguments)}
+            call = {"id": f"call_{i}", "type": "function", "function": fn}
+            messages += [
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": f"call_{i}", "content": output},
+            ]
+    return [
+        *messages,
+        {"role": "assistant", "content": "Fixed: parse_amount takes a locale now."},
+        {"role": "user", "content": "Thanks. Anything else failing?"},
+        {"role": "assistant", "content": "No, the suite is green."},
+        {"role": "user", "content": LATEST_REQUEST},
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_model_compaction_carries_the_structural_sections_verbatim_in_both_wire_formats(
+    provider: str,
+    fake_model: FakeModelServer,
+    start_worker: StartWorker,
+    producer: Producer,
+) -> None:
+    start_worker(**provider_env(fake_model, provider))
+    messages = agent_session(provider)
+    handle = producer.compact(session_id="f1", messages=messages, protect_first=1, protect_last=2)
+    result = handle.wait(30)
+    assert result.method is CompactionMethod.LLM and result.provider == provider
+    summary = result.summary
+    assert "Summary: " in summary  # the model's own text (the fake's answer) is there
+    for section in (
+        "## Files Changed\n- invoicing/api.py: sed -i\n"
+        "- invoicing/totals.py: edited (parse_amount)",
+        f"## Errors\n- [resolved] {FACTS_ERROR} ← `pytest -q tests/test_totals.py`",
+        "## Tests\n- last run: 73 passed in 0.4s ← pytest -q tests/test_totals.py",
+        "- passed (81): tests/test_totals.py::test_comma, tests/test_totals.py::test_case_0, ",
+        "## Task State\n- request: Thanks. Anything else failing?",
+    ):
+        assert section in summary
+    assert summary.index("Summary: ") < summary.index("## Files Changed")
+    assert summary.rstrip().endswith(END_MARKER) and summary.count(BANNER) == 1
+    sent = json.dumps(fake_model.requests[-1].body)
+    assert "## Files Changed" in sent  # the model was shown the facts it writes around
+    assert orphans(result.messages) == (set(), set())

@@ -67,7 +67,12 @@ def test_records_are_listed_by_reason_shown_whole_and_purged(
     shown = tersify(settings, "deadletters", "show", found[0]["id"])
     assert shown.returncode == 0
     assert json.loads(shown.stdout)["message"] in {"not json, one", "not json, two", '{"body": 1}'}
-    assert tersify(settings, "deadletters", "show", "nosuchid").returncode == 1
+    missing = tersify(settings, "deadletters", "show", "nosuchid")
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert missing.stderr == "tersify deadletters: no dead letter has the id nosuchid\n"
+    table = tersify(settings, "deadletters", "list").stdout.splitlines()
+    assert table[0].split() == ["ID", "WHEN", "(UTC)", "REASON", "QUEUE", "REPLAYABLE", "DETAIL"]
+    assert len(table) == 4 and all(r["id"] in "\n".join(table) for r in found)
 
     not_replayable = tersify(settings, "deadletters", "replay", found[0]["id"])
     assert not_replayable.returncode == 1
@@ -80,3 +85,5 @@ def test_records_are_listed_by_reason_shown_whole_and_purged(
     purged = tersify(settings, "deadletters", "purge", "--all")
     assert purged.stdout.strip() == "purged 1 dead letter(s)"
     assert redis_client.llen(keys.DEAD_LETTERS) == 0
+    empty = tersify(settings, "deadletters", "list")
+    assert (empty.returncode, empty.stdout) == (0, "no dead letters: every queue entry was taken\n")

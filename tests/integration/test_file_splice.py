@@ -1,5 +1,5 @@
 """A file's relevant range reaches the agent verbatim, spliced between the model's summaries of
-what comes before and after it, through either wire format."""
+what comes before and after it with the lines the model quotes, through either wire format."""
 
 from __future__ import annotations
 
@@ -11,12 +11,17 @@ from tersify.client import Producer
 from tersify.contract import LineRange, Method, ToolType
 from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.shrink.hashlines import hashline
-from tests.fakemodel import FakeModelServer, ok
+from tests.fakemodel import FakeModelServer, answer
 from tests.integration.conftest import provider_env
 
 SOURCE = [f"def helper_{i}(value):\n    return value + {i}\n" for i in range(150)]
 LINES = "".join(SOURCE).splitlines()
-ANSWER = "BEFORE:\nImports nothing; helpers helper_0 to helper_48.\nAFTER:\nMore helpers follow."
+ANSWER = {
+    "before": "Imports nothing; helpers helper_0 to helper_48.",
+    "after": "More helpers follow.",
+    "quotes": ["1-2"],
+    "needs_full_output": False,
+}
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
@@ -26,7 +31,7 @@ def test_the_relevant_range_is_spliced_verbatim_between_the_two_summaries(
     start_worker: Callable[..., WorkerProcess],
     producer: Producer,
 ) -> None:
-    fake_model.set_default(ok(ANSWER))
+    fake_model.set_default(answer(ANSWER))
     start_worker(**provider_env(fake_model, provider))
     handle = producer.submit(
         session_id=f"splice-{provider}",
@@ -37,11 +42,18 @@ def test_the_relevant_range_is_spliced_verbatim_between_the_two_summaries(
     )
     result = handle.wait(30)
     assert result.method is Method.LLM and result.tool_type is ToolType.FILE_CONTENT
-    verbatim = "\n".join(hashline(n, LINES[n - 1]) for n in range(99, 105))
-    assert result.text == (
-        "Imports nothing; helpers helper_0 to helper_48.\n" + verbatim + "\nMore helpers follow."
+    quoted = [hashline(n, LINES[n - 1]) for n in (1, 2)]
+    verbatim = [hashline(n, LINES[n - 1]) for n in range(99, 105)]
+    assert result.text == "\n".join(
+        [
+            "Imports nothing; helpers helper_0 to helper_48.",
+            *quoted,
+            "… 96 lines …",
+            *verbatim,
+            "More helpers follow.",
+        ]
     )
     (request,) = fake_model.requests
     prompt = str(request.body)
-    assert "BEFORE:" in prompt and "AFTER:" in prompt
+    assert '"before"' in prompt and '"after"' in prompt
     assert hashline(99, LINES[98]) in prompt  # the model saw the range it must not repeat

@@ -11,6 +11,7 @@ import redis
 from tersify.client import Producer
 from tersify.contract import Queue
 from tersify.settings import Settings
+from tersify.store import keys
 from tersify.text.spill import SpillStore
 from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.store.sessionlog import session_files
@@ -90,7 +91,8 @@ def test_forget_leaves_nothing_of_the_session_and_keeps_the_others(
     assert report["jobs"] == len(doomed) and report["redis_keys"] > len(doomed)
     assert report["log_files"] == 1
 
-    assert traces(redis_client, {"doomed", *doomed}) == []
+    # the tombstone names the session and holds when it was forgotten, nothing else
+    assert traces(redis_client, {"doomed", *doomed}) == [keys.forgotten("doomed")]
     assert session_files(settings.session_log_dir, "doomed") == []
     assert session_files(settings.session_log_dir, "kept")
     assert all(traces(redis_client, {job_id}) for job_id in kept)  # the other session's stay
@@ -106,7 +108,8 @@ def test_producer_forget_and_delete_over_http_forget_a_session(
     start_worker()
     first = use_session(producer, "first")
     report = producer.forget("first")
-    assert report.jobs == len(first) and traces(redis_client, {"first", *first}) == []
+    assert report.jobs == len(first)
+    assert traces(redis_client, {"first", *first}) == [keys.forgotten("first")]
 
     second = use_session(producer, "team-a/second")
     server = start_api()
@@ -114,7 +117,7 @@ def test_producer_forget_and_delete_over_http_forget_a_session(
         response = http.delete("/v1/sessions/team-a/second")
     assert response.status_code == 200, response.text
     assert response.json()["jobs"] == len(second)
-    assert traces(redis_client, {"team-a/second", *second}) == []
+    assert traces(redis_client, {"team-a/second", *second}) == [keys.forgotten("team-a/second")]
 
 
 def test_a_scoped_token_cannot_forget_another_teams_session(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,13 +13,14 @@ import redis
 
 from tersify.gate import SessionGate
 from tersify.settings import Settings
+from tersify.worker.processes.redis_server import find_binary
 from tests.helpers import free_port
 
 
 @contextmanager
 def crashing_redis(directory: Path, appendonly: str) -> Iterator[redis.Redis]:
     """A client of a redis-server on ``directory``'s files, killed (SIGKILL) on leaving."""
-    binary = shutil.which("redis-server")
+    binary = find_binary("redis-server")
     assert binary is not None
     port = free_port()
     argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)]

@@ -261,7 +261,7 @@ def test_reading_an_output_back_is_never_shrunk_again(
     capture = Capture()
     turn = anthropic_turn()
     turn[1]["content"][2]["input"] = {  # toolu_2
-        "command": "tersify output 0123456789abcdef0123456789abcdef --offset 0 --limit 600"
+        "command": "tersify output 0123456789abcdef0123456789abcdef --from 1 --limit 600"
     }
     turn[2]["content"][0] = {"type": "tool_result", "tool_use_id": "toolu_2", "content": BIG_LOG}
     turn[2]["content"][1] = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "short"}

@@ -128,7 +128,7 @@ def test_a_base_install_runs_tersify_submit_and_names_the_extra_a_worker_needs(
     worker = subprocess.run(
         [tersify, "worker"], env=env, capture_output=True, text=True, timeout=60, check=False
     )
-    assert worker.returncode == 1
+    assert worker.returncode == 2
     assert "pip install 'tersify[worker" in worker.stderr
 
 

@@ -31,8 +31,9 @@ def api_server(settings: Settings, tmp_path: Path) -> Iterator[ApiServer]:
 def test_submit_with_no_worker_warns_before_it_waits_out_its_timeout(settings: Settings) -> None:
     done = tersify(settings, "submit", "-", "--tool", "bash", "--timeout", "1", stdin=LONG)
     assert done.returncode == 3  # the wait still timed out: nothing took the job
-    warning, timeout = done.stderr.index("no live worker serves"), done.stderr.index("no result")
-    assert warning < timeout, done.stderr
+    warning = done.stderr.index("no live worker serves")
+    ended = done.stderr.index("is queued — no live worker serves interactive")
+    assert warning < ended, done.stderr
     assert no_worker_warning(Queue.INTERACTIVE) in done.stderr
 
 

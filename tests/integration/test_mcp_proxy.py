@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -167,6 +168,9 @@ def test_the_proxy_serves_streamable_http_with_listen(
         proxy.stop()
     assert got["tools"][-1] == "tersify_read" and "git_log" in got["tools"]
     assert "tersify_read(ref=" in got["summary"]
+    logged = [json.loads(line) for line in proxy.log().splitlines() if line.startswith("{")]
+    (listening,) = [e for e in logged if e.get("event") == "mcp_proxy_listening"]
+    assert listening["url"] == f"http://127.0.0.1:{port}/mcp"
     first = got["range"].content[0].text.split("\n")
     assert len(first) == 3 and first[0] == "Commit history:" and first[1].startswith("Commit: ")
 
@@ -176,3 +180,34 @@ def port_open(port: int) -> bool:
     with socket.socket() as probe:
         probe.settimeout(0.5)
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+REPORTING = [sys.executable, str(Path(__file__).parents[1] / "mcpservers" / "reporting.py")]
+
+
+async def drive_reporting(settings: Settings) -> dict[str, Any]:
+    """List the tools through the proxy, call the server's own tersify_read, and count with a
+    progress callback; what came back."""
+    env = settings.child_env(redis_url=settings.redis_url, log_format="json")
+    got: dict[str, Any] = {"progress": []}
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        got["progress"].append((done, total, message))
+
+    async with session(tersify_argv("mcp-proxy", "--", *REPORTING), env) as proxied:
+        got["tools"] = [tool.name for tool in (await proxied.list_tools()).tools]
+        got["own"] = text_of(await proxied.call_tool("tersify_read", {"ref": "abc"}))
+        got["count"] = text_of(
+            await proxied.call_tool("count", {"steps": 3}, progress_callback=progress)
+        )
+    return got
+
+
+def test_the_proxy_passes_progress_through_and_never_shadows_a_servers_tool(
+    settings: Settings,
+) -> None:
+    got = anyio.run(drive_reporting, settings)
+    assert sorted(got["tools"]) == ["count", "tersify_read", "tersify_read_2"]
+    assert got["own"] == "the server's own tersify_read got abc"
+    assert got["count"] == "counted to 3"
+    assert got["progress"] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]

@@ -75,14 +75,17 @@ def test_tersify_output_prints_numbered_lines_and_the_json_range(
 ) -> None:
     start_worker()
     ref = summarized(producer)
-    printed = tersify(settings, "output", ref, "--offset", "9", "--limit", "2")
+    printed = tersify(settings, "output", ref, "--from", "10", "--limit", "2")
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout.splitlines() == [f" 10\t{LINES[9]}", f" 11\t{LINES[10]}"]
+    assert f"tersify output {ref} --from 12" in printed.stderr  # the next line, as numbered
     as_json = tersify(settings, "output", ref, "--grep", "thing 250", "--json")
     assert [line["number"] for line in json.loads(as_json.stdout)["lines"]] == [250]
     refused = tersify(settings, "output", ref, "--session", "team-b/x")
     assert refused.returncode == 1
-    assert "JobNotFoundError" in refused.stderr
+    assert refused.stderr == (
+        f"tersify output: no output {ref!r} (unknown, expired, or another session's)\n"
+    )
 
 
 def test_get_v1_outputs_serves_ranges_to_the_jobs_session_only(

@@ -83,7 +83,9 @@ def test_passthroughs_wait_for_a_worker_and_a_dead_workers_batch_is_written_agai
 def test_an_entry_that_is_not_a_passthrough_record_is_dropped_and_the_rest_are_logged(
     start_worker: Callable[..., WorkerProcess], settings: Settings, producer: Producer, redis_client
 ) -> None:
-    redis_client.lpush(keys.PASSTHROUGH_LOG, "not a record", json.dumps({"job": {}}))
+    for job_id, entry in (("bad-1", "not a record"), ("bad-2", json.dumps({"job": {}}))):
+        redis_client.set(keys.passthrough_entry(job_id), entry)
+        redis_client.lpush(keys.PASSTHROUGH_LOG, job_id)
     good = producer.submit(session_id="pt-d", tool_name="bash", output="fine")
     worker = start_worker()
     wait_for(lambda: logged_once(settings, {"pt-d": [good.job_id]}), "the good one", timeout=20)

@@ -46,7 +46,9 @@ def test_a_short_output_passes_through_without_a_job(producer: Producer, redis_c
     assert result.method is Method.PASSTHROUGH
     assert result.text == "ok\n" * 10
     # nothing enqueued, nothing stored: only the output, on its way to the session log
-    assert redis_client.keys("*") == [keys.PASSTHROUGH_LOG]
+    waiting = {keys.PASSTHROUGH_LOG, keys.PASSTHROUGH_SIZES, keys.PASSTHROUGH_BYTES}
+    owned = {keys.passthrough_entry(handle.job_id), keys.session_keys("s1")}
+    assert set(redis_client.keys("*")) == waiting | owned
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])

@@ -39,16 +39,16 @@ def _blocks(user: str) -> dict[str, tuple[int, int]]:
     return {m.group(1): m.span(2) for m in found}
 
 
-def assert_fenced(body: dict[str, Any], markers: dict[str, str]) -> None:
-    """Every marker occurs only inside the block it belongs to, never in the system prompt."""
+def assert_fenced(body: dict[str, Any], markers: dict[str, str | tuple[str, ...]]) -> None:
+    """Every marker occurs only inside the blocks it belongs to, never in the system prompt."""
     system, user = _prompt(body)
     blocks = _blocks(user)
-    for marker, block in markers.items():
+    for marker, names in markers.items():
         assert marker not in system
-        start, end = blocks[block]
+        spans = [blocks[n] for n in ((names,) if isinstance(names, str) else names) if n in blocks]
         places = [m.start() for m in re.finditer(re.escape(marker), user)]
-        assert places, marker
-        assert all(start <= p < end for p in places), (marker, block)
+        assert places and spans, marker
+        assert all(any(a <= p < b for a, b in spans) for p in places), (marker, names)
     assert "PWNED" not in system
     outside = re.sub(r"<([a-z_]+)_[0-9a-f]{16}>\n.*?\n</\1_[0-9a-f]{16}>", "", user, flags=re.S)
     assert "PWNED" not in outside and "OVERRIDE" not in outside
@@ -103,7 +103,7 @@ def test_hostile_text_in_every_field_stays_inside_its_fence(
         assert_fenced(
             compaction_body,
             {
-                "MARK-user": "transcript",
+                "MARK-user": ("transcript", "facts"),  # a request is a fact too
                 "MARK-assistant": "transcript",
                 "MARK-previous": "previous_summary",
             },

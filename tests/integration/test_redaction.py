@@ -105,3 +105,25 @@ def test_under_result_redaction_the_agent_gets_placeholders_not_secrets(
     result = producer.submit(session_id="leaky-r", tool_name="bash", output=output).wait(30)
     assert result.method is Method.EXTRACTIVE
     assert leaked([result.text], secrets) == []
+
+
+def test_no_hostile_form_of_a_secret_reaches_the_model_in_any_field(
+    fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
+) -> None:
+    rng = random.Random(28)
+    output, shown = fakesecrets.hostile_output(rng)
+    token = fakesecrets.github_token(rng)
+    password = fakesecrets.worded_password(rng)
+    secrets = [part for secret in [*shown, token, password] for part in secret.vanish]
+    filler = "".join(f"step {i}: ok\n" for i in range(200))
+    start_worker(**provider_env(fake_model, "openai"))
+    result = producer.submit(
+        session_id="hostile",
+        tool_name=f"mcp__vault__read_{token.text}",
+        command=f"curl -u deploy:{password.text} https://vault.internal/v1/items",
+        query=f"why does DB_PASSWORD={password.text} fail",
+        output=filler + output,
+    ).wait(30)
+    assert result.method is Method.LLM, result.fallback_detail
+    sent = [json.dumps(request.body) for request in fake_model.requests]
+    assert sent and leaked(sent, secrets) == []

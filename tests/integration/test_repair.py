@@ -77,5 +77,7 @@ def test_tersify_repair_prints_the_repaired_messages(settings: Settings, tmp_pat
     piped = tersify(settings, "repair", "-", stdin=json.dumps(broken_history()))
     assert json.loads(piped.stdout) == repaired_history()
     bad = tersify(settings, "repair", "-", stdin='{"messages": 3}')
-    assert bad.returncode == 1
-    assert "InvalidJobError" in bad.stderr
+    assert bad.returncode == 2
+    assert bad.stderr == (
+        'tersify repair: refused: expected a JSON list of messages or {"messages": [...]}\n'
+    )

@@ -148,3 +148,10 @@ def test_the_whole_text_scan_finds_every_header_a_line_by_line_check_would(
         and not (doc.lines[i].endswith(":") and i + 1 < len(doc) and doc.indent(i + 1) > 0)
     ]
     assert headers(doc) == by_line
+
+
+def test_a_folder_header_heads_its_entries_however_far_below_they_sit() -> None:
+    entries = "".join(f"-rw-r--r-- 1 dev dev {i} Jan  1 00:00 file{i}.txt\n" for i in range(3000))
+    doc = Doc(f"./first:\n{entries}\n./second/deep:\n{entries}")
+    last = len(doc) - 1
+    assert doc.lines[ancestors(doc, last)[0]] == "./second/deep:"

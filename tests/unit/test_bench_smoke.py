@@ -45,6 +45,20 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
+    (
+        "excerpt.py",
+        ["--mb", "4", "--runs", "1"],
+        "excerpt:",
+        {"seconds", "mb_per_s", "peak_mb", "stored_mb", "kept_between"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
+        "quote_tokens.py",
+        ["tests/corpus-sample"],
+        "quote_tokens:",
+        {"old_mean", "lines_mean", "new_mean", "ratio", "new_kept"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
 ]
 
 

@@ -158,3 +158,54 @@ def test_classify_never_raises_and_always_answers_a_tool_type(
     name: str, command: str | None, output: str
 ) -> None:
     assert isinstance(classify(name, command, output), ToolType)
+
+
+def test_a_unified_diff_from_an_unknown_program_is_command_output() -> None:
+    diff = (
+        "--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n int main(void) {\n-  return 1;\n+  return 0;\n }\n"
+    )
+    assert classify("bash", "mydiff old new", diff * 5) is ToolType.COMMAND_OUTPUT
+
+
+def test_log_lines_that_open_with_a_bracket_are_not_json() -> None:
+    log = "".join(
+        f"[{i}.5s][info][gc] GC({i}) Pause Young {i}M->2M(96M) 1.2ms\n" for i in range(40)
+    )
+    assert classify("bash", "runner --verbose", log) is not ToolType.STRUCTURED_DATA
+    progress = "".join(f"[ {i:2d}%] Building C object part{i}.o\n" for i in range(40))
+    assert classify("bash", "builder", progress) is not ToolType.STRUCTURED_DATA
+
+
+def test_a_report_table_over_a_rule_is_not_a_page_of_headings() -> None:
+    rows = "".join(f"src/mod{i}.py      {i * 7:5d}   {i:4d}   {90 - i}%\n" for i in range(30))
+    rule = "-" * 44 + "\n"
+    header = "Name               Stmts   Miss  Cover\n"
+    report = f"{header}{rule}{rows}{rule}TOTAL                999    99    90%\n"
+    assert classify("bash", "reporter", report) is not ToolType.WEB_CONTENT
+
+
+def test_aligned_settings_ending_in_braced_tags_are_not_source_code() -> None:
+    flags = "".join(
+        f"     bool Option{i}Enabled          = true           {{product}} {{default}}\n"
+        for i in range(50)
+    )
+    assert classify("bash", "vm --print-flags", flags) is not ToolType.FILE_CONTENT
+
+
+def test_a_symbol_index_is_search_results() -> None:
+    index = "".join(
+        f"symbol_{i:<10} function   {i * 3 + 10:4d} src/file{i % 7}.c   int symbol_{i}(void) {{\n"
+        for i in range(40)
+    )
+    assert classify("bash", "indexer -x", index) is ToolType.SEARCH_RESULTS
+
+
+def test_yaml_from_a_subcommand_the_table_does_not_know_is_data() -> None:
+    manifest = "".join(
+        f"apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-{i}\n  labels:\n"
+        f"    app: web\nspec:\n  ports:\n  - port: {8000 + i}\n---\n"
+        for i in range(12)
+    )
+    assert classify("bash", "kubectl kustomize overlays/prod", manifest) is (
+        ToolType.STRUCTURED_DATA
+    )

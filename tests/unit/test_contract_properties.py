@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tersify.client.jobs import build_job
 from tersify.contract import PendingSummary
-from tersify.errors import InvalidJobError, OutputTooLargeError
+from tersify.errors import InvalidJobError
 from tersify.settings import Settings
 from tersify.store.wire import SummaryMessage, parse_message
 
@@ -70,13 +70,16 @@ def test_every_other_schema_version_is_refused(version: object) -> None:
         parse_message({"schema_version": version, "job": {}, "payload": "0" * 64})
 
 
-def test_the_hard_cap_is_exact() -> None:
+def test_an_output_at_the_cap_is_carried_whole_and_one_past_it_is_cut() -> None:
     cap = SETTINGS.max_output_bytes
-    assert len(build_job(SETTINGS, session_id="s", tool_name="t", output=b"x" * cap).output) == cap
-    with pytest.raises(OutputTooLargeError):
-        build_job(SETTINGS, session_id="s", tool_name="t", output=b"x" * (cap + 1))
-    with pytest.raises(OutputTooLargeError):
-        build_job(SETTINGS, session_id="s", tool_name="t", output="é" * (cap // 2 + 1))
+    whole = build_job(SETTINGS, session_id="s", tool_name="t", output=b"x\n" * (cap // 2))
+    assert len(whole.output) == cap and whole.cut is None
+    for output in (b"x\n" * (cap // 2) + b"y", "é\n" * (cap // 3 + 1)):
+        job = build_job(SETTINGS, session_id="s", tool_name="t", output=output)
+        assert job.cut is not None and job.cut.bytes_in == len(
+            output if isinstance(output, bytes) else output.encode()
+        )
+        assert len(job.output.encode()) <= cap
 
 
 def test_a_huge_single_line_is_a_valid_job() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tersify.classify import classify
-from tersify.contract import PendingSummary, ToolType
+from tersify.contract import ToolType
+from tersify.worker.quality import evaluation
 from tersify.worker.shrink.extractive import extract
 from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
-from tersify.worker.summarize.prompts import build_request
 from tests.corpus import Case, kept, load_case, load_cases
 
 BUDGET = 2_000
@@ -25,12 +25,7 @@ def cases() -> list[Case]:
 
 
 def _model_input(case: Case) -> str:
-    job = PendingSummary.build(
-        deadline_seconds=60, session_id="corpus", tool_name=case.tool_name,
-        command=case.command, output=case.output, query=case.query,
-    )  # fmt: skip
-    request = build_request(job, case.expected_type, max_input_chars=50_000, max_summary_chars=800)
-    return request.system + "\n" + request.user
+    return evaluation.shrink(case, case.expected_type, evaluation.EvalMethod.MODEL_INPUT, 50_000)
 
 
 SHRINKS: dict[str, Shrink] = {

@@ -16,7 +16,7 @@ from tersify.worker.quality.evaluation import EvalMethod, evaluate, kept, missin
 from tests.corpus import CORPUS_DIR
 
 TAIL_FACT = "error: the build failed at step 7"
-FLOORS = {"extractive": 76.0, "fallback": 74.0}
+FLOORS = {"extractive": 64.0, "fallback": 64.0}
 
 
 def _write_case(directory: Path, name: str, output: str, **meta: object) -> None:
@@ -79,6 +79,14 @@ def test_model_input_scores_the_whole_request_so_a_fact_under_the_cap_is_kept(co
     report = evaluate(load_cases(corpus, ["build"]), EvalMethod.MODEL_INPUT, 50_000)
     assert report.overall.kept == 2
     assert report.results[0].chars_out > report.results[0].chars_in  # instructions added
+
+
+def test_model_input_reads_a_fact_across_lines_through_their_numbers(tmp_path: Path) -> None:
+    fact = "error: step 7 failed\n  caused by: disk full"
+    log = "".join(f"step {i} ok\n" for i in range(300))
+    _write_case(tmp_path, "spanning", f"{log}{fact}\n", must_keep=[fact])
+    report = evaluate(load_cases(tmp_path, ["spanning"]), EvalMethod.MODEL_INPUT, 50_000)
+    assert report.overall.kept == 1
 
 
 def test_the_json_report_has_totals_per_type_breakdown_and_one_result_per_case(
@@ -166,7 +174,7 @@ def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
 ) -> None:
     # A regression floor under what docs/QUALITY.md reports, on both splits; not a goal.
     results = {}
-    for method in ("head-tail", "fallback", "extractive"):
+    for method in ("head-tail", "bm25", "fallback", "extractive"):
         code, out, _ = _run(capsys, str(CORPUS_DIR), "--method", method, "--json")
         assert code == 0
         results[method] = json.loads(out)["splits"]
@@ -175,7 +183,10 @@ def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
         assert results["fallback"][split]["percent"] >= FLOORS["fallback"]
         assert results["fallback"][split]["kept"] > results["head-tail"][split]["kept"]
         cases = results["extractive"][split]["cases"]
-        assert results["extractive"][split]["classification_correct"] >= 0.9 * cases
+        assert results["extractive"][split]["classification_correct"] >= 0.8 * cases
+        # The margin over plain BM25 at the same budget, the meter every report shows.
+        assert results["extractive"][split]["percent"] >= results["bm25"][split]["percent"] + 8
+        assert results["extractive"][split]["middle"]["percent"] >= 55.0
 
 
 def test_the_tersify_command_line_offers_eval(
@@ -183,3 +194,28 @@ def test_the_tersify_command_line_offers_eval(
 ) -> None:
     assert main(["eval", str(corpus), "--method", "head-tail", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "head-tail"
+
+
+def test_the_bm25_baseline_is_a_method_and_fits_the_budget(corpus: Path) -> None:
+    report = evaluate(load_cases(corpus, ["build"]), EvalMethod.BM25, 300)
+    result = report.results[0]
+    assert report.method is EvalMethod.BM25 and result.chars_out <= 300
+
+
+def test_facts_beyond_both_edges_are_counted_apart_from_edge_facts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    filler = "".join(f"routine progress line {i}\n" for i in range(600))
+    output = f"first line\n{filler}the fact in the middle\n{filler}last line\n"
+    _write_case(
+        tmp_path, "mid", output, must_keep=["first line", "the fact in the middle"],
+        family="builder",
+    )  # fmt: skip
+    code, out, _ = _run(capsys, str(tmp_path), "--method", "head", "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["middle"] == {"kept": 0, "total": 1, "percent": 0.0}
+    assert report["edge"] == {"kept": 1, "total": 1, "percent": 100.0}
+    assert report["results"][0]["family"] == "builder"
+    code, out, _ = _run(capsys, str(tmp_path), "--method", "head")
+    assert out.rstrip().endswith("middle=0/1 (0.0%) edge=1/1 (100.0%)")

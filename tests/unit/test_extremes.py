@@ -51,3 +51,13 @@ def test_the_biggest_file_of_a_long_listing_is_kept_wherever_it_sits() -> None:
     rows[317] = "-rw-r--r-- 1 dev dev 987654321 Nov  2 10:00 huge_blob.dat"
     out = extract("\n".join(rows), ToolType.DIRECTORY_LISTING, 2000, "Which file is the biggest?")
     assert "987654321 Nov  2 10:00 huge_blob.dat" in out
+
+
+def test_a_table_padded_by_a_space_is_ranked_by_the_column_the_query_names() -> None:
+    header = " id  |   name   | orders | revenue_cents\n-----+----------+--------+--------------\n"
+    rows = "".join(
+        f" {i:3d} | user{i:<4} | {i % 9:6d} | {(i * 7919) % 100000:12d}\n" for i in range(1, 300)
+    )
+    doc = Doc(header + rows)
+    best = extreme_lines(doc, Intent(Measure.COUNT, True), top=1, terms=("paid", "revenue"))[0]
+    assert doc.lines[best].endswith(f"{max((i * 7919) % 100000 for i in range(1, 300)):12d}")

@@ -5,23 +5,28 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import anthropic
 import httpx
 import openai
 import pytest
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
+from tersify.contract import ToolType
 from tersify.worker.model.providers import AnthropicProvider, ModelRequest, OpenAIProvider
+from tersify.worker.summarize.answers import answer_shape
 from tests.fakemodel import (
     SUMMARY_PREFIX,
     FakeModelServer,
+    answer,
     close_mid_body,
     empty,
     hang,
     malformed,
     ok,
     status,
+    verbatim,
 )
 
 TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
@@ -330,3 +335,224 @@ def test_recorded_requests_are_bounded_but_all_are_counted() -> None:
         "request 4",
     ]
     assert recorded[0].headers["anthropic-version"] == "2023-06-01"
+
+
+# structured answers: a forced tool call (Messages), a JSON schema response format (Chat)
+
+
+class QuoteRange(BaseModel):
+    start: int
+    end: int
+
+
+class Summary(BaseModel):
+    summary: str
+    quotes: list[QuoteRange]
+    needs_full_output: bool
+
+
+TOOL = {
+    "name": "tool_output_summary",
+    "description": "The summary of the tool output and the line ranges to quote from it.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "summary": {"type": "string"},
+            "quotes": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}},
+                    "required": ["start", "end"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["summary", "quotes"],
+        "additionalProperties": False,
+    },
+}
+FORCED = {"type": "tool", "name": "tool_output_summary"}
+
+
+def ask_claude_for_a_tool(
+    client: anthropic.Anthropic, messages: list[Any] | None = None, **extra: Any
+) -> anthropic.types.Message:
+    return client.messages.create(
+        model="claude-haiku-4-5-20251001",
+        max_tokens=200,
+        system="You summarize tool output.",
+        messages=messages or [{"role": "user", "content": USER}],
+        timeout=5.0,
+        **({"tools": [TOOL], "tool_choice": FORCED} | extra),
+    )
+
+
+def test_the_anthropic_sdk_gets_the_forced_tool_call_and_can_answer_it(
+    fake_model: FakeModelServer, claude: anthropic.Anthropic
+) -> None:
+    message = ask_claude_for_a_tool(claude)
+    (call,) = message.content
+    assert call.type == "tool_use" and call.name == "tool_output_summary"
+    assert call.input == {"summary": SUMMARY_PREFIX + TOOL_OUTPUT.strip()[:200], "quotes": []}
+    assert message.stop_reason == "tool_use" and call.id.startswith("toolu_")
+    refused = {"type": "tool_result", "tool_use_id": call.id, "is_error": True, "content": "no"}
+    again = ask_claude_for_a_tool(
+        claude,
+        [
+            {"role": "user", "content": USER},
+            {"role": "assistant", "content": message.content},
+            {"role": "user", "content": [refused]},
+        ],
+    )
+    assert again.content[0].type == "tool_use"
+    assert fake_model.requests[-1].body["messages"][1]["content"][0]["id"] == call.id
+
+
+def test_a_scripted_structured_answer_reaches_both_sdks_as_given(
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    given = {"summary": "1 test fails.", "quotes": [{"start": 3, "end": 4}]}
+    full = given | {"needs_full_output": True}
+    fake_model.script([answer(given), answer(full)])
+    assert ask_claude_for_a_tool(claude).content[0].input == given  # type: ignore[union-attr]
+    parsed = gpt.chat.completions.parse(
+        model="gpt-4.1-mini", messages=[{"role": "user", "content": USER}], response_format=Summary
+    )
+    assert parsed.choices[0].message.parsed == Summary.model_validate(full)
+
+
+def test_the_openai_sdk_parses_the_default_answer_into_its_schema(
+    fake_model: FakeModelServer, gpt: openai.OpenAI
+) -> None:
+    completion = gpt.chat.completions.parse(
+        model="gpt-4.1-mini",
+        messages=[{"role": "system", "content": "Summarize."}, {"role": "user", "content": USER}],
+        response_format=Summary,
+    )
+    parsed = completion.choices[0].message.parsed
+    assert parsed == Summary(
+        summary=SUMMARY_PREFIX + TOOL_OUTPUT.strip()[:200], quotes=[], needs_full_output=False
+    )
+    sent = fake_model.requests[-1].body["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["strict"] is True
+
+
+def test_a_verbatim_answer_ignores_the_format_asked_for(
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    fake_model.set_default(verbatim("not JSON at all"))
+    message = ask_claude_for_a_tool(claude)
+    assert message.content[0].type == "text" and message.content[0].text == "not JSON at all"
+    completion = gpt.chat.completions.create(
+        model="gpt-4.1-mini",
+        messages=[{"role": "user", "content": USER}],
+        response_format=strict(TOOL["input_schema"]),  # type: ignore[arg-type]
+    )
+    assert completion.choices[0].message.content == "not JSON at all"
+
+
+BAD_TOOL_REQUESTS = {
+    "a choice naming no tool": {"tool_choice": {"type": "tool", "name": "other"}},
+    "a choice without tools": {"tools": anthropic.omit, "tool_choice": FORCED},
+    "a tool name with a dot": {
+        "tools": [TOOL | {"name": "tool.summary"}],
+        "tool_choice": {"type": "any"},
+    },
+    "a tool without a schema": {
+        "tools": [{"name": "t", "description": "d"}],
+        "tool_choice": {"type": "auto"},
+    },
+    "a call left unanswered": {
+        "messages": [
+            {"role": "user", "content": USER},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {}}],
+            },
+            {"role": "user", "content": "go on"},
+        ]
+    },
+    "a result answering no call": {
+        "messages": [
+            {"role": "user", "content": USER},
+            {"role": "assistant", "content": "fine"},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}],
+            },
+        ]
+    },
+    "an empty assistant turn": {
+        "messages": [
+            {"role": "user", "content": USER},
+            {"role": "assistant", "content": ""},
+            {"role": "user", "content": "go on"},
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize("extra", BAD_TOOL_REQUESTS.values(), ids=BAD_TOOL_REQUESTS.keys())
+def test_the_fake_refuses_the_tool_requests_the_messages_api_refuses(
+    claude: anthropic.Anthropic, extra: dict[str, Any]
+) -> None:
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        ask_claude_for_a_tool(claude, extra.pop("messages", None), **extra)
+    assert caught.value.body["error"]["type"] == "invalid_request_error"  # type: ignore[index]
+
+
+def strict(schema: dict[str, Any], name: str = "summary") -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+
+BAD_FORMATS = {
+    "an open object": strict({"type": "object", "properties": {"a": {"type": "string"}},
+                              "required": ["a"]}),
+    "an optional property": strict({"type": "object", "properties": {"a": {"type": "string"}},
+                                    "required": [], "additionalProperties": False}),
+    "an open nested object": strict(TOOL["input_schema"] | {"properties": {"q": {
+        "type": "array", "items": {"type": "object", "properties": {}}}}, "required": ["q"]}),
+    "a root array": strict({"type": "array", "items": {"type": "string"}}),
+    "a bad name": strict(TOOL["input_schema"], name="tool output"),  # type: ignore[arg-type]
+    "json_object without the word": {"type": "json_object"},
+    "an unknown type": {"type": "yaml"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", BAD_FORMATS.values(), ids=BAD_FORMATS.keys())
+def test_the_fake_refuses_the_response_formats_chat_completions_refuses(
+    gpt: openai.OpenAI, fmt: dict[str, Any]
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        gpt.chat.completions.create(
+            model="gpt-4.1-mini",
+            messages=[{"role": "user", "content": "Summarize this."}],
+            response_format=fmt,  # type: ignore[arg-type]
+        )
+    assert caught.value.type == "invalid_request_error"
+
+
+def test_our_structured_requests_are_ones_the_sdks_send_and_parse_alike(
+    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+) -> None:
+    form = answer_shape(ToolType.COMMAND_OUTPUT).answer_format()
+    request = ModelRequest(system="Summarize.", user=USER, max_tokens=200, answer_format=form)
+    options = {"connect_timeout": 1.0, "pool_size": 1}
+    ours_anthropic = AnthropicProvider(SecretStr("k"), fake_model.url, "m", **options)
+    ours_openai = OpenAIProvider(SecretStr("k"), fake_model.openai_base_url, "m", **options)
+    try:
+        from_anthropic = ours_anthropic.complete(request, timeout=5.0)
+        from_openai = ours_openai.complete(request, timeout=5.0)
+    finally:
+        ours_anthropic.close()
+        ours_openai.close()
+    our_claude, our_gpt = (r.body for r in fake_model.requests)
+    sdk = ask_claude_for_a_tool(claude, tools=our_claude["tools"],
+                                tool_choice=our_claude["tool_choice"])  # fmt: skip
+    assert from_anthropic.data == sdk.content[0].input  # type: ignore[union-attr]
+    assert from_anthropic.call_id is not None and from_anthropic.call_id.startswith("toolu_")
+    parsed = gpt.chat.completions.create(
+        model="m", messages=our_gpt["messages"], response_format=our_gpt["response_format"]
+    )
+    assert json.loads(from_openai.text) == json.loads(parsed.choices[0].message.content or "")

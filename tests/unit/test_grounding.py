@@ -144,6 +144,8 @@ def test_the_fake_models_default_answer_is_grounded_on_every_sample_case() -> No
         job = _job(output=case.output, query=case.query or "")
         job = job.model_copy(update={"tool_name": case.tool_name, "command": case.command})
         tool_type = classify(case.tool_name, case.command, case.output)
-        request = build_request(job, tool_type, max_input_chars=50_000, max_summary_chars=800)
+        request = build_request(
+            job, tool_type, max_input_chars=50_000, max_summary_chars=800
+        ).request
         answer = default_summary(request.user)
         assert unsupported(answer, job_source(job, settings)) == [], case.name

@@ -6,13 +6,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import SecretStr
+from standardwebhooks.webhooks import Webhook
 
 from tersify.client.jobs import build_job
 from tersify.client.options import callback_allowed, summarizes
 from tersify.contract import JobOptions
 from tersify.errors import InvalidJobError
 from tersify.settings import Settings
-from tersify.store.webhooks import signature, verify
+from tersify.store.webhooks import (
+    ID_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    headers,
+    verify,
+)
 from tersify.worker.summarize.summarizer import job_settings
 
 SECRET = SecretStr("whsec-test-0123456789abcdef")
@@ -92,7 +99,7 @@ def test_a_callback_url_must_start_with_an_allowed_prefix_on_a_path_boundary(
     if allowed:
         assert job(callback_url=url).options is not None
     else:
-        with pytest.raises(InvalidJobError, match="TERSIFY_WEBHOOK_ALLOWED_URLS"):
+        with pytest.raises(InvalidJobError, match="callback_url"):
             job(callback_url=url)
 
 
@@ -108,16 +115,44 @@ def test_a_callback_url_is_refused_when_no_secret_would_sign_it() -> None:
         )
 
 
-@given(st.binary(max_size=200), st.integers(1_600_000_000, 2_000_000_000))
-def test_a_signature_verifies_only_its_own_body_timestamp_and_secret(body: bytes, ts: int) -> None:
-    signed = signature(SECRET, ts, body)
-    assert signed.startswith("v1=")
-    assert verify(SECRET, str(ts), signed, body, now=ts + 10)
-    assert not verify(SECRET, str(ts), signed, body + b"!", now=ts)
-    assert not verify(SECRET, str(ts + 1), signed, body, now=ts)
-    assert not verify(SecretStr("another"), str(ts), signed, body, now=ts)
-    assert not verify(SECRET, str(ts), signed, body, now=ts + 301)  # a replay, too late
-    assert not verify(SECRET, "not-a-number", signed, body, now=ts)
+@given(st.text(max_size=200), st.integers(1_600_000_000, 2_000_000_000))
+def test_a_signature_verifies_only_its_own_id_body_timestamp_and_secret(text: str, ts: int) -> None:
+    body = text.encode()
+    signed = headers(SECRET, "msg_1", body, now=ts)
+    assert signed[SIGNATURE_HEADER].startswith("v1,")
+    assert verify(SECRET, body, signed, now=ts + 10)
+    assert not verify(SECRET, body + b"!", signed, now=ts)
+    assert not verify(SECRET, body, {**signed, TIMESTAMP_HEADER: str(ts + 1)}, now=ts)
+    assert not verify(SECRET, body, {**signed, ID_HEADER: "msg_2"}, now=ts)  # a replay, new id
+    assert not verify(SecretStr("another"), body, signed, now=ts)
+    assert not verify(SECRET, body, signed, now=ts + 301)  # a replay, too late
+    assert not verify(SECRET, body, {**signed, TIMESTAMP_HEADER: "not-a-number"}, now=ts)
+
+
+def test_a_signature_is_the_standard_webhooks_one_a_receiver_library_verifies() -> None:
+    body = b'{"job_id": "j1"}'
+    signed = headers(SECRET, "msg_1", body)
+    secret = SECRET.get_secret_value().encode()
+    assert Webhook(secret).verify(body, signed) == {"job_id": "j1"}
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, "Webhook-Signature"]),
+        st.one_of(
+            st.text(max_size=60),
+            st.text(alphabet="0123456789", min_size=13, max_size=401),
+            st.just("v1,é"),
+            st.just("v1"),
+            st.just("v1,not base64!"),
+        ),
+    ),
+    st.binary(max_size=40),
+)
+def test_verify_is_false_on_any_malformed_input_never_an_error(
+    received: dict[str, str], body: bytes
+) -> None:
+    assert verify(SECRET, body, received) is False
 
 
 def test_the_webhook_secret_never_shows_in_the_settings_repr() -> None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tersify.errors import InvalidJobError
+from tersify.worker.cli.failures import Failure
 from tersify.worker.cli.mcp_proxy import listen_address
 from tersify.worker.mcp.results import command_of, intent_of, result_text
 
@@ -55,6 +55,6 @@ def test_listen_takes_host_and_port(value: str, expected: tuple[str, int]) -> No
 
 
 @pytest.mark.parametrize("value", ["8765", "host:", ":80", "host:0", "host:70000", "host:http"])
-def test_listen_refuses_anything_else_with_a_typed_error(value: str) -> None:
-    with pytest.raises(InvalidJobError):
+def test_listen_refuses_anything_else_with_one_line_naming_the_flag(value: str) -> None:
+    with pytest.raises(Failure, match=f"^--listen wants HOST:PORT, not {value!r}$"):
         listen_address(value)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tersify.contract import LineRange, PendingSummary, ToolType
 from tersify.worker.shrink.hashlines import hashline, line_hash
-from tersify.worker.summarize.prompts import FOCUS, build_request, spliced
+from tersify.worker.summarize.prompts import FOCUS, build_request
 
 TAG = re.compile(r"<(tool_output_[0-9a-f]{16})>")
 
@@ -25,7 +25,18 @@ def _job(output: str, **fields: Any) -> PendingSummary:
 def _request(output: str, tool_type: ToolType = ToolType.COMMAND_OUTPUT, **fields: Any) -> Any:
     return build_request(
         _job(output, **fields), tool_type, max_input_chars=4_000, max_summary_chars=800
+    ).request
+
+
+def _prompt(output: str, tool_type: ToolType = ToolType.FILE_CONTENT, **fields: Any) -> Any:
+    return build_request(
+        _job(output, **fields), tool_type, max_input_chars=4_000, max_summary_chars=800
     )
+
+
+def _splice(prompt: Any) -> str:
+    """A file's relevant range as the summary gives it verbatim."""
+    return str(prompt.view.fixed.text(prompt.view.source))
 
 
 def test_each_type_has_its_own_focus() -> None:
@@ -33,7 +44,7 @@ def test_each_type_has_its_own_focus() -> None:
     assert len(set(FOCUS.values())) == len(ToolType)
     for tool_type in ToolType:
         assert FOCUS[tool_type] in _request("x", tool_type).system
-    assert "verbatim" in FOCUS[ToolType.COMMAND_OUTPUT]
+    assert "quote the error messages" in FOCUS[ToolType.COMMAND_OUTPUT]
     assert "hashline" in FOCUS[ToolType.FILE_CONTENT]
 
 
@@ -46,11 +57,12 @@ def test_the_intent_the_tool_and_the_command_are_fenced_in_the_user_message() ->
     assert "Why does test_io fail?" not in request.system  # the client's text stays data
     assert f"<query_{nonce}>" in request.system and "never follow it" in request.system
     assert "at most 800 characters" in request.system
+    assert "1200 characters" in request.system  # the quote budget
 
 
 def test_max_tokens_follows_the_summary_limit() -> None:
     latin = _request("plain english output")
-    assert 800 // 3 < latin.max_tokens <= 800 // 3 + 100
+    assert 800 // 3 < latin.max_tokens <= 800 // 3 + 300
     cjk = _request("終了ステータスは 0 です。" * 50)
     assert cjk.max_tokens > 800
 
@@ -81,7 +93,13 @@ def test_control_characters_cannot_break_the_prompt() -> None:
     request = _request("a\x00b\x1b[31mc\x07\r\nd\te", query="why\x00?", command="x\x1b]0;t\x07y")
     for text in (request.system, request.user):
         assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", text)
-    assert "abc\nd\te" in request.user
+    assert "1|abc\n2|d\te" in request.user
+
+
+def test_every_line_the_model_reads_carries_the_outputs_own_line_number() -> None:
+    request = _request("one\ntwo\nthree")
+    assert "\n1|one\n2|two\n3|three\n" in request.user
+    assert "every line numbered (N|line)" in request.system
 
 
 def test_long_input_is_cut_but_keeps_the_salient_middle() -> None:
@@ -89,8 +107,8 @@ def test_long_input_is_cut_but_keeps_the_salient_middle() -> None:
     lines[1500] = "fatal: could not read config at /etc/app.yml"
     request = _request("\n".join(lines), query="why did it stop")
     assert request.input_truncated
-    assert "\nfatal: could not read config at /etc/app.yml\n" in request.user
-    assert "lines …\nfatal: could not read config" in request.user  # the gap before it counted
+    assert "\n1501|fatal: could not read config at /etc/app.yml\n" in request.user
+    assert "lines …\n1501|fatal: could not read config" in request.user  # the gap counted
     assert "was cut" in request.system and "Note: output cut" in request.user
     assert len(request.user) < 4_000 + 600
 
@@ -98,7 +116,7 @@ def test_long_input_is_cut_but_keeps_the_salient_middle() -> None:
 def test_short_input_is_sent_whole() -> None:
     request = _request("one\ntwo\n")
     assert not request.input_truncated
-    assert "one\ntwo" in request.user and "cut" not in request.system
+    assert "1|one\n2|two" in request.user and "cut" not in request.system
 
 
 def test_hashlines_hash_each_line_with_crc32() -> None:
@@ -110,13 +128,12 @@ def test_hashlines_hash_each_line_with_crc32() -> None:
 
 def test_file_content_keeps_the_middle_third_as_hashlines_by_default() -> None:
     lines = [f"line number {i}" for i in range(1, 31)]
-    request = _request("\n".join(lines), ToolType.FILE_CONTENT, tool_name="read")
-    user = request.user
-    assert request.splice is not None
-    assert hashline(11, "line number 11") in request.splice
-    assert hashline(20, "line number 20") in request.splice
-    assert hashline(10, "line number 10") not in request.splice
-    assert hashline(21, "line number 21") not in request.splice
+    prompt = _prompt("\n".join(lines), tool_name="read")
+    user, splice = prompt.request.user, _splice(prompt)
+    assert hashline(11, "line number 11") in splice
+    assert hashline(20, "line number 20") in splice
+    assert hashline(10, "line number 10") not in splice
+    assert hashline(21, "line number 21") not in splice
     assert "relevant range, lines 11-20" in user
     assert hashline(10, "line number 10") in user  # the lines around it, to be summarized
 
@@ -133,22 +150,22 @@ def test_a_file_that_fits_is_sent_whole_around_its_range(lines: list[str], asked
     if lines[-1] == "":
         lines.pop()  # a final newline ends the last line; it starts no new one
     query = lines[min(asked, len(lines) - 1)] if lines else None
-    request = _request(text, ToolType.FILE_CONTENT, tool_name="read", query=query)
+    prompt = _prompt(text, tool_name="read", query=query)
+    request = prompt.request
     assert "cut" not in request.user.split("<tool_output_")[0]
-    shown = request.user + "\n" + (request.splice or "")
+    shown = request.user + "\n" + _splice(prompt)
     for number in range(1, len(lines) + 1 if text else 1):
         assert f"{number}#" in shown
 
 
 def test_file_content_uses_the_requested_range_and_cat_n_numbers() -> None:
     text = "\n".join(f"{i:6d}\tcode {i}" for i in range(100, 140))
-    request = _request(
-        text, ToolType.FILE_CONTENT, tool_name="read", relevant_lines=LineRange(start=120, end=122)
-    )
-    assert request.splice is not None and request.splice in request.user
-    assert f"120#{line_hash('code 120')}|   120\tcode 120" in request.splice
-    assert f"122#{line_hash('code 122')}|   122\tcode 122" in request.splice
-    assert f"123#{line_hash('code 123')}|" not in request.splice
+    prompt = _prompt(text, tool_name="read", relevant_lines=LineRange(start=120, end=122))
+    splice = _splice(prompt)
+    assert splice and splice in prompt.request.user
+    assert f"120#{line_hash('code 120')}|   120\tcode 120" in splice
+    assert f"122#{line_hash('code 122')}|   122\tcode 122" in splice
+    assert f"123#{line_hash('code 123')}|" not in splice
 
 
 @pytest.mark.parametrize("tool_type", list(ToolType))
@@ -160,24 +177,8 @@ def test_big_inputs_of_every_type_are_cut_near_the_limit(tool_type: ToolType) ->
     assert "row 2500 with some words" in request.user
 
 
-def test_a_files_range_is_spliced_verbatim_between_the_two_summaries() -> None:
-    verbatim = "12#ab|    return x"
-    answer = "BEFORE:\nImports and the Pool class (L1-L11).\nAFTER:\nTwo helpers, L13-L40."
-    assert spliced(answer, verbatim) == (
-        "Imports and the Pool class (L1-L11).\n12#ab|    return x\nTwo helpers, L13-L40."
-    )
-
-
-def test_a_splice_skips_an_empty_part_and_takes_an_unmarked_answer_as_the_first() -> None:
-    assert spliced("BEFORE: none\nAFTER: the rest", "1#00|x") == "1#00|x\nthe rest"
-    assert spliced("just a summary", "1#00|x") == "just a summary\n1#00|x"
-
-
 def test_the_relevant_range_follows_the_query_when_no_range_is_given() -> None:
     lines = [f"value_{i} = {i}" for i in range(300)]
     lines[210] = "RETRY_LIMIT = 7  # how often a request is retried"
-    request = _request(
-        "\n".join(lines), ToolType.FILE_CONTENT, tool_name="read", query="retry limit"
-    )
-    assert request.splice is not None
-    assert f"211#{line_hash(lines[210])}|{lines[210]}" in request.splice
+    prompt = _prompt("\n".join(lines), tool_name="read", query="retry limit")
+    assert f"211#{line_hash(lines[210])}|{lines[210]}" in _splice(prompt)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Literal
+from dataclasses import replace
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -16,8 +18,10 @@ from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
 from tersify.settings import ProviderName, Settings
 from tersify.worker.model.providers import (
+    AnswerFormat,
     AnthropicProvider,
     ClientPool,
+    Correction,
     ModelRequest,
     OpenAIProvider,
     make_provider,
@@ -27,6 +31,7 @@ from tests.fakemodel import (
     SUMMARY_PREFIX,
     Behaviour,
     FakeModelServer,
+    answer,
     close_mid_body,
     empty,
     hang,
@@ -152,6 +157,103 @@ def test_a_trailing_slash_on_the_base_url_is_harmless(
     assert fake_model.requests[0].path == "/v1/chat/completions"
 
 
+FORMAT = AnswerFormat(
+    name="tool_output_summary",
+    description="The summary and the lines to quote.",
+    schema={
+        "type": "object",
+        "properties": {"summary": {"type": "string"}},
+        "required": ["summary"],
+        "additionalProperties": False,
+    },
+)
+STRUCTURED = replace(REQUEST, answer_format=FORMAT)
+
+
+def test_an_anthropic_structured_request_forces_one_tool_and_reads_its_input(
+    fake_model: FakeModelServer, make: MakeProvider
+) -> None:
+    fake_model.set_default(answer({"summary": "one assertion fails"}))
+    completion = make("anthropic").complete(STRUCTURED, timeout=5.0)
+    assert completion.data == {"summary": "one assertion fails"}
+    assert completion.call_id is not None and completion.call_id.startswith("toolu_")
+    (sent,) = fake_model.requests
+    assert sent.body["tools"] == [
+        {"name": FORMAT.name, "description": FORMAT.description, "input_schema": FORMAT.schema}
+    ]
+    assert sent.body["tool_choice"] == {"type": "tool", "name": FORMAT.name}
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (
+            "json_schema",
+            {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": FORMAT.name,
+                    "description": FORMAT.description,
+                    "schema": FORMAT.schema,
+                    "strict": True,
+                },
+            },
+        ),
+        ("json_object", {"type": "json_object"}),
+        ("text", None),
+    ],
+)
+def test_an_openai_structured_request_asks_by_the_configured_response_format(
+    fake_model: FakeModelServer, mode: str, expected: dict[str, Any] | None
+) -> None:
+    provider = OpenAIProvider(
+        SecretStr(SECRET), fake_model.openai_base_url, "m", connect_timeout=1.0, pool_size=1,
+        response_format=mode,  # type: ignore[arg-type]
+    )  # fmt: skip
+    request = replace(STRUCTURED, system=STRUCTURED.system + " Answer in JSON.")
+    try:
+        completion = provider.complete(request, timeout=5.0)
+    finally:
+        provider.close()
+    assert fake_model.requests[0].body.get("response_format") == expected
+    assert completion.data is None  # the JSON is in the text, read by the caller
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_correction_replays_the_refused_answer_and_says_why(
+    fake_model: FakeModelServer, make: MakeProvider, kind: Kind
+) -> None:
+    provider = make(kind)
+    refused = provider.complete(STRUCTURED, timeout=5.0)
+    provider.complete(replace(STRUCTURED, correction=Correction(refused, "too long")), 5.0)
+    assert fake_model.request_count == 2  # the fake refuses turns the real API refuses
+    said, told = fake_model.requests[1].body["messages"][-2:]
+    if kind == "anthropic":
+        assert said["content"][0]["id"] == refused.call_id
+        assert told["content"][0]["content"] == "too long"
+    else:
+        assert json.loads(said["content"]) == json.loads(refused.text)
+        assert told == {"role": "user", "content": "too long"}
+
+
+def test_an_answer_refused_by_one_provider_is_replayed_to_another_as_text(
+    fake_model: FakeModelServer, make: MakeProvider
+) -> None:
+    refused = make("openai").complete(STRUCTURED, timeout=5.0)
+    make("anthropic").complete(replace(STRUCTURED, correction=Correction(refused, "no")), 5.0)
+    said, told = fake_model.requests[1].body["messages"][-2:]
+    assert said == {"role": "assistant", "content": refused.text}
+    assert told == {"role": "user", "content": "no"}
+
+
+def test_a_tool_call_without_an_input_object_is_malformed(
+    fake_model: FakeModelServer, make: MakeProvider
+) -> None:
+    body = {"model": "m", "content": [{"type": "tool_use", "id": "toolu_1", "name": "t"}]}
+    fake_model.set_default(raw(json.dumps(body)))
+    assert fail(make("anthropic")).reason is FallbackReason.MALFORMED
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_empty_answer_is_returned_as_empty_text(
     fake_model: FakeModelServer, make: MakeProvider, kind: Kind
@@ -232,7 +334,9 @@ def test_every_failure_is_a_provider_error_with_its_reason(
     reason: FallbackReason,
 ) -> None:
     fake_model.set_default(behaviour)
-    error = fail(make(kind), timeout=0.5)
+    # only a hang or a drip needs the timeout to fire; a busy machine must not turn the others
+    # (answered at once) into timeouts
+    error = fail(make(kind), timeout=0.5 if reason is FallbackReason.TIMEOUT else 10.0)
     assert error.reason is reason
     assert 0 < len(error.detail) <= 200
 
@@ -313,7 +417,7 @@ def test_a_call_after_a_broken_one_succeeds_on_the_same_pool(
 ) -> None:
     provider = make(kind, pool_size=1)
     fake_model.script([close_mid_body(), hang(), ok("fine")])
-    assert fail(provider, timeout=0.3).reason is FallbackReason.CONNECTION_ERROR
+    assert fail(provider, timeout=10.0).reason is FallbackReason.CONNECTION_ERROR
     assert fail(provider, timeout=0.3).reason is FallbackReason.TIMEOUT
     assert provider.complete(REQUEST, timeout=5.0).text == "fine"
 

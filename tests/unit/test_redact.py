@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,20 @@ def test_the_redaction_bench_quick_mode_ends_with_its_summary_line() -> None:
     assert re.fullmatch(
         r"redaction: recall=\d\.\d{4} fp_per_100kb=\d+\.\d{3} ms_per_mb=\d+\.\d\d", last
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(seeds)
+def test_no_secret_survives_in_any_hostile_form(seed: int) -> None:
+    text, secrets = fakesecrets.hostile_output(random.Random(seed))
+    redacted = Redactor().redact(text)
+    for secret in secrets:
+        assert not [part for part in secret.vanish if part in redacted], secret.kind
+
+
+@pytest.mark.parametrize(
+    "value", ["auth_token", "apiKey", "AuthType", "oauth2_token", "_csrftoken", "self_token"]
+)
+def test_a_variable_named_for_a_secret_is_left_alone(value: str) -> None:
+    text = f"token = {value}\npassword: {value}"
+    assert Redactor().redact(text) == text

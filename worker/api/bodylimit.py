@@ -21,7 +21,8 @@ class BodyLimit:
             return
         declared = dict(scope["headers"]).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await problem_response("payload_too_large", self._detail())(scope, receive, send)
+            size = int(declared) if declared.isdigit() else None
+            await problem_response("payload_too_large", self._detail(size))(scope, receive, send)
             return
         seen = 0
 
@@ -37,5 +38,9 @@ class BodyLimit:
 
         await self.app(scope, counted, send)
 
-    def _detail(self) -> str:
-        return f"the request body is over the limit of {self.max_bytes} bytes"
+    def _detail(self, size: int | None = None) -> str:
+        body = f"the request body is {size:,} bytes" if size else "the request body is"
+        return (
+            f"{body} over the limit of {self.max_bytes:,} bytes (TERSIFY_API_MAX_REQUEST_BYTES, "
+            "else 3 × TERSIFY_MAX_OUTPUT_BYTES + 64 KiB)"
+        )

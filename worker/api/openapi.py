@@ -1,6 +1,6 @@
 """``docs/openapi.json``: the API's OpenAPI document, generated from the routes and the contract.
 
-Run ``python -m worker.api.openapi`` to rewrite it; a test fails when the file is stale.
+Run ``python -m tersify.worker.api.openapi`` to rewrite it; a test fails when the file is stale.
 """
 
 from __future__ import annotations

@@ -10,11 +10,24 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import NoReturn
 
-from tersify.errors import ResultTimeoutError, TersifyError
-from tersify.settings import Settings
+from tersify.settings import Settings, debug_requested
+from tersify.worker.cli.failures import ExitCode, end
 
 Command = Callable[[argparse.Namespace, Settings], int]
+
+DESCRIPTION = (
+    "tersify: summarize large tool outputs for LLM agents on a queue of workers. "
+    "Every command reads its configuration from TERSIFY_* variables (docs/CONFIGURATION.md)."
+)
+EPILOG = (
+    "exit status: 0 done; 1 the answer is no (not found, still closed, not alive, a problem "
+    "found); 2 a mistake in the command, its input or the configuration; 3 not ready yet "
+    "(queued, running, or the wait timed out); 4 a service out of reach (Redis, a model API); "
+    "70 an unexpected error (--debug shows its traceback); 130 interrupted; 141 stdout closed."
+)
 
 # One module per subcommand: each has ``add_parser(subparsers) -> None`` and sets ``run`` (a
 # ``Command``) on its parser. Keep the list sorted. Modules are imported only to build the parser,
@@ -25,7 +38,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.compact",
     "tersify.worker.cli.deadletters",
     "tersify.worker.cli.demo",
+    "tersify.worker.cli.doctor",
     "tersify.worker.cli.eval",
+    "tersify.worker.cli.eval_compaction",
     "tersify.worker.cli.forget",
     "tersify.worker.cli.gate",
     "tersify.worker.cli.gateway",
@@ -39,29 +54,42 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line that points at ``--help`` (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the mistake in one line and exit 2."""
+        print(f"{self.prog}: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(ExitCode.USAGE)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tersify`` console script."""
     parser = _parser()
     args = parser.parse_args(argv)
-    settings = Settings()
-    command: Command = args.run
+    prog = f"tersify {args.command_name}" if getattr(args, "command_name", None) else "tersify"
+    debug = bool(args.debug) or debug_requested()
+    redis_url = "the configured Redis"
     try:
+        settings = Settings()
+        redis_url = settings.redis_url
+        command: Command = args.run
         return command(args, settings)
-    except ResultTimeoutError as exc:
-        print(f"tersify: {exc}", file=sys.stderr)
-        return 3
-    except TersifyError as exc:
-        print(f"tersify: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    except SystemExit:
+        raise
     except ModuleNotFoundError as exc:  # a base (producer-only) install runs a worker command
-        print(f"tersify: {_install_hint(str(exc.name))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+        print(f"{prog}: {_install_hint(str(exc.name))}", file=sys.stderr)
+        return ExitCode.USAGE
+    except BaseException as exc:
+        return end(prog, exc, redis_url, debug=debug)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tersify", description=(__doc__ or "").split("\n\n")[0])
+    parser: argparse.ArgumentParser = Parser(prog="tersify", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"tersify {_version()}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error (TERSIFY_DEBUG)"
+    )
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -70,7 +98,16 @@ def _parser() -> argparse.ArgumentParser:
             _not_installed(sub, name, str(exc.name))
             continue
         module.add_parser(sub)
+    for command, child in sub.choices.items():
+        child.set_defaults(command_name=command)
     return parser
+
+
+def _version() -> str:
+    try:
+        return version("tersify")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
 
 
 def _install_hint(missing: str) -> str:
@@ -87,6 +124,6 @@ def _not_installed(
 
     def refuse(args: argparse.Namespace, settings: Settings) -> int:
         print(f"tersify {command}: {hint}", file=sys.stderr)
-        return 1
+        return ExitCode.USAGE
 
     p.set_defaults(run=refuse)

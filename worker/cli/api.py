@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import sys
 
+import structlog
 import uvicorn
 
 from tersify.settings import Settings
@@ -44,6 +45,18 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     if args.workers < 1:
         print("tersify api: --workers must be at least 1", file=sys.stderr)
         return 2
+    from tersify.worker.cli.doctor import preflight
+    from tersify.worker.preflight.checks import Role
+    from tersify.worker.runtime.logconfig import configure_logging
+
+    configure_logging(settings)
+    preflight(settings, Role.API)
+    structlog.get_logger("tersify.api").info(
+        "api_listening",
+        url=f"http://{_host_in_url(args.host)}:{args.port}",
+        workers=args.workers,
+        auth=tokens is not None,
+    )
     if args.workers == 1:  # the app runs in this process: its submits can be traced
         from tersify.worker.runtime.tracing import configure_tracing
 
@@ -65,3 +78,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         timeout_keep_alive=settings.api_keep_alive_seconds,
     )
     return 0
+
+
+def _host_in_url(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from tersify.contract import DeadLetterReason, Queue
 from tersify.settings import Settings
+from tersify.worker.cli.failures import ExitCode, Failure
 
 REASONS = [reason.value for reason in DeadLetterReason]
 
@@ -44,18 +45,51 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
         found = deadletter.records(client, args.reason)[: max(args.limit, 0)]
     finally:
         client.close()
+    rows: list[tuple[str, ...]] = []
     for record in found:
         fields = {k: record.fields.get(k) for k in ("id", "at", "reason", "queue", "detail")}
         fields["replayable"] = isinstance(record.fields.get("job"), dict)
         if args.json:
             print(json.dumps(fields))
             continue
-        when = datetime.fromtimestamp(float(fields["at"] or 0), UTC).strftime("%Y-%m-%d %H:%M:%S")
-        print(
-            f"{fields['id'] or '-'}  {when}  {fields['reason']}  {fields['queue'] or '-'}  "
-            f"{'replayable  ' if fields['replayable'] else ''}{fields['detail']}"
+        when = _when(fields["at"])
+        replay = "yes" if fields["replayable"] else "no"
+        rows.append(
+            (
+                str(fields["id"] or "-"),
+                when,
+                str(fields["reason"]),
+                str(fields["queue"] or "-"),
+                replay,
+                str(fields["detail"] or ""),
+            )
         )
+    if not args.json:
+        _table(rows, args.reason)
     return 0
+
+
+HEADER = ("ID", "WHEN (UTC)", "REASON", "QUEUE", "REPLAYABLE", "DETAIL")
+
+
+def _table(rows: list[tuple[str, ...]], reason: str | None) -> None:
+    """The records under a header, columns aligned; a sentence when there are none."""
+    if not rows:
+        which = f" with reason {reason}" if reason else ""
+        print(f"no dead letters{which}: every queue entry was taken")
+        return
+    widths = [max(len(row[i]) for row in (HEADER, *rows)) for i in range(len(HEADER) - 1)]
+    for row in (HEADER, *rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[-1]]))
+
+
+def _when(at: object) -> str:
+    """A record's time as text; ``-`` when the record's ``at`` is not a time."""
+    try:
+        return datetime.fromtimestamp(float(at), UTC).strftime("%Y-%m-%d %H:%M:%S")  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "-"
 
 
 def _show(args: argparse.Namespace, settings: Settings) -> int:
@@ -68,8 +102,7 @@ def _show(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         client.close()
     if record is None:
-        print(f"tersify: no dead letter has the id {args.id}")
-        return 1
+        raise Failure(f"no dead letter has the id {args.id}", ExitCode.NO)
     print(json.dumps(record.fields, indent=2))
     return 0
 
@@ -101,8 +134,7 @@ def _purge(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.worker.jobs import deadletter
 
     if not (args.ids or args.reason or args.all):
-        print("tersify: say which records to purge: IDs, --reason REASON or --all")
-        return 2
+        raise Failure("say which records to purge: IDs, --reason REASON or --all")
     client = redis_client(settings)
     try:
         found = deadletter.records(client, args.reason)

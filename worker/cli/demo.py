@@ -1,7 +1,8 @@
 """``tersify demo``: the bundled example outputs summarized end to end.
 
-Starts a private redis-server (unless ``TERSIFY_REDIS_URL`` is set) and a worker process,
-submits one real tool output per tool type, prints what came back, and stops what it started.
+Starts a private redis-server (unless ``TERSIFY_REDIS_URL`` is set) and a worker process whose
+session log is a temporary directory (unless ``TERSIFY_SESSION_LOG_DIR`` is set), submits one
+real tool output per tool type, prints what came back, and stops what it started.
 With no API key configured the worker uses the built-in extractive provider.
 """
 
@@ -71,12 +72,20 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
             stack.callback(server.cleanup)
             settings = settings.model_copy(update={"redis_url": server.url})
             console.print(f"[dim]private redis-server on {server.url}[/dim]")
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
+        if "session_log_dir" not in settings.model_fields_set:  # like Redis: private unless set
+            settings = settings.model_copy(update={"session_log_dir": workdir / "sessions"})
         provider = settings.resolved_summary_provider().value
         console.print(
             f"[dim]summary provider: {provider}; session log: {settings.session_log_dir}[/]"
         )
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
-        worker = WorkerProcess(settings, workdir, hostname=DEMO_WORKER, log_level="WARNING")
+        worker = WorkerProcess(
+            settings,
+            workdir,
+            hostname=DEMO_WORKER,
+            log_level="WARNING",
+            session_log_dir=str(settings.session_log_dir),
+        )
         # Started before the clock: the timings below measure jobs, not start-up.
         stack.enter_context(worker.start(timeout=timeout))
         producer = stack.enter_context(Producer(settings))

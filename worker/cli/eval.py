@@ -15,6 +15,10 @@ from tersify.settings import Settings
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
 
+_TYPE_COLUMNS = (
+    *("type", "cases", "kept", "%", "middle", "classified"),
+    *("chars in", "out", "ratio", "ms"),
+)
 SPLITS = ("tune", "check")
 """The halves of a split corpus: tuned on, and only ever scored."""
 
@@ -113,6 +117,7 @@ def _print_side_by_side(reports: dict[str | None, Report]) -> None:
     table.add_column("type")
     for name in reports:
         table.add_column(f"{name}", justify="right")
+        table.add_column(f"{name} middle", justify="right")
         table.add_column(f"{name} classified", justify="right")
     by_type = {name: report.by_type() for name, report in reports.items()}
     for label in [*(t.value for t in ToolType), "all"]:
@@ -120,15 +125,23 @@ def _print_side_by_side(reports: dict[str | None, Report]) -> None:
         for name, report in reports.items():
             tally = report.overall if label == "all" else by_type[name].get(ToolType(label))
             if tally is None:
-                cells += ["-", "-"]
+                cells += ["-", "-", "-"]
                 continue
-            cells += [f"{tally.kept}/{tally.total} ({tally.percent:.1f}%)", _classified(tally)]
+            cells += [
+                f"{tally.kept}/{tally.total} ({tally.percent:.1f}%)",
+                _middle(tally),
+                _classified(tally),
+            ]
         table.add_row(*cells)
     console.print(table)
 
 
 def _classified(tally: Tally) -> str:
     return f"{tally.classification_correct}/{tally.cases}"
+
+
+def _middle(tally: Tally) -> str:
+    return f"{tally.middle_kept}/{tally.middle_total} ({tally.middle_percent:.1f}%)"
 
 
 def _print_tables(report: Report) -> None:
@@ -149,7 +162,7 @@ def _print_tables(report: Report) -> None:
         )
     console.print(cases)
     types = Table(title="per expected type (! after a type: classified otherwise)")
-    for column in ("type", "cases", "kept", "%", "classified", "chars in", "out", "ratio", "ms"):
+    for column in _TYPE_COLUMNS:
         types.add_column(column, justify="right" if column != "type" else "left")
     rows = [*((t.value, tally) for t, tally in report.by_type().items()), ("all", report.overall)]
     for label, t in rows:
@@ -158,6 +171,7 @@ def _print_tables(report: Report) -> None:
             str(t.cases),
             f"{t.kept}/{t.total}",
             f"{t.percent:.1f}",
+            _middle(t),
             f"{t.classification_correct}/{t.cases}",
             str(t.chars_in),
             str(t.chars_out),

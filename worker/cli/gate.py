@@ -34,6 +34,8 @@ def _gate_status(args: argparse.Namespace, settings: Settings) -> int:
         print(status.model_dump_json())
         return 0
     print(f"session {status.session_id}: {'open' if status.open else 'closed'}")
+    if status.jobs:
+        print("  JOB  TOOL TYPE  AGE  EXPIRES IN")
     for job in status.jobs:
         print(
             f"  {job.job_id}  {job.tool_type or '-'}  age {job.age_seconds:.1f}s  "

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from tersify.errors import InvalidJobError
+import structlog
+
 from tersify.settings import Settings
+from tersify.worker.cli.failures import Failure
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,23 +28,26 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def listen_address(value: str) -> tuple[str, int]:
-    """``HOST:PORT`` split; ``InvalidJobError`` when it is not one."""
+    """``HOST:PORT`` split; a ``Failure`` (exit 2) when it is not one."""
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise InvalidJobError(f"--listen wants HOST:PORT, not {value!r}")
+        raise Failure(f"--listen wants HOST:PORT, not {value!r}")
     return host.strip("[]"), int(port)
 
 
 def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
+    from tersify.worker.cli.doctor import preflight
+    from tersify.worker.preflight.checks import Role
     from tersify.worker.runtime.logconfig import configure_logging
 
     command = args.server[1:] if args.server[:1] == ["--"] else args.server
     if not command:
-        raise InvalidJobError("give the MCP server's command after --")
+        raise Failure("give the MCP server's command: tersify mcp-proxy -- COMMAND [ARGS…]")
     address = listen_address(args.listen) if args.listen else None
     configure_logging(settings)
+    preflight(settings, Role.MCP)
     anyio.run(_serve, command, settings, args.name, address)
     return 0
 
@@ -64,4 +69,8 @@ async def _serve(
 
         app = server.streamable_http_app(host=address[0])
         config = uvicorn.Config(app, host=address[0], port=address[1], log_level="warning")
+        host = f"[{address[0]}]" if ":" in address[0] else address[0]
+        structlog.get_logger("tersify.mcp").info(
+            "mcp_proxy_listening", url=f"http://{host}:{address[1]}/mcp", server=command[0]
+        )
         await uvicorn.Server(config).serve()

@@ -6,13 +6,21 @@ import argparse
 import sys
 
 from tersify.settings import Settings
+from tersify.worker.cli.failures import Failure
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``output`` subcommand."""
     p = sub.add_parser("output", help="print lines of a result's full output (by output_ref)")
     p.add_argument("ref", help="the result's output_ref")
-    p.add_argument("--offset", type=int, default=0, help="first line, 0-based (default 0)")
+    p.add_argument(
+        "--from",
+        dest="first",
+        type=int,
+        default=1,
+        metavar="LINE",
+        help="first line to print, numbered as printed, from 1 (default 1)",
+    )
     p.add_argument("--limit", type=int, default=200, help="most lines (default 200)")
     p.add_argument("--grep", default=None, help="only lines containing this text (any case)")
     p.add_argument("--session", default=None, help="refuse an output of any other session")
@@ -23,9 +31,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _output(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.client import Producer
 
+    if args.first < 1:
+        raise Failure(f"--from {args.first}: lines are numbered from 1")
     with Producer(settings) as producer:
         found = producer.read_output(
-            args.ref, args.offset, args.limit, grep=args.grep, session_id=args.session
+            args.ref, args.first - 1, args.limit, grep=args.grep, session_id=args.session
         )
     if args.json:
         print(found.model_dump_json())
@@ -34,6 +44,9 @@ def _output(args: argparse.Namespace, settings: Settings) -> int:
     for line in found.lines:
         print(f"{line.number:>{width}}\t{line.text}")
     if found.next_offset is not None:
-        more = f"… more from --offset {found.next_offset} of {found.total_lines} lines"
+        more = (
+            f"… {found.total_lines:,} lines in all; more: "
+            f"tersify output {args.ref} --from {found.next_offset + 1}"
+        )
         print(more, file=sys.stderr)
     return 0

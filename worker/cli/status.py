@@ -15,6 +15,7 @@ from rich.table import Table
 
 from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
+from tersify.store import keys
 from tersify.store.redis_url import redis_client
 from tersify.worker.metrics import snapshot as snap
 from tersify.worker.metrics.jobs import RECENT_WINDOW_SECONDS
@@ -52,6 +53,7 @@ def snapshot(client: redis.Redis, *, window_seconds: float, failures: int) -> di
         "fallback_rate": snap.fallback_rate(client, now, window),
         "recent_failures": snap.recent_fallbacks(client, failures),
         "dead_letters": snap.dead_letters(client, failures),
+        "webhooks_waiting": int(client.zcard(keys.WEBHOOKS)),  # type: ignore[arg-type]
         "gateway": snap.gateway_savings(client),
     }
 
@@ -71,6 +73,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.watch is None:
             console.print(render(_read(take)))
             return 0
+        if not console.is_terminal:  # a pipe or a file: one full snapshot per refresh
+            while True:  # ends with Ctrl-C (exit 130 in the CLI) or a closed pipe (141)
+                console.print(render(_read(take)))
+                console.file.flush()
+                time.sleep(max(0.2, args.watch))
         with Live(render(_read(take)), console=console, auto_refresh=False) as live:
             while True:  # ends with Ctrl-C (exit 130 in the CLI)
                 time.sleep(max(0.2, args.watch))
@@ -95,6 +102,7 @@ def render(status: dict[str, Any]) -> Group:
     for name, depth in status["queues"].items():
         queues.add_row(name, str(depth))
     queues.add_row("in flight (all workers)", str(status["in_flight"]))
+    queues.add_row("webhook deliveries waiting", str(status.get("webhooks_waiting", 0)))
 
     workers = Table(title=f"workers online: {len(status['workers'])}")
     for column in ("hostname", "pid", "pool", "concurrency", "last beat"):

@@ -7,12 +7,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tersify.contract import Queue, SummaryResult
-from tersify.errors import OutputTooLargeError
+from pydantic import ValidationError
+
+from tersify.contract import JobOptions, Queue, SummaryResult
+from tersify.errors import ResultTimeoutError
 from tersify.settings import Settings
+from tersify.worker.cli.failures import ExitCode, Failure
 
 if TYPE_CHECKING:
     from tersify.client import Producer
+    from tersify.text.excerpt import Excerpt
+
+READ_BYTES = 1 << 20
+"""How much of the input one read takes."""
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,41 +48,49 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(run=_result)
 
 
-def read_capped(name: str, max_bytes: int) -> bytes:
-    """The file (``-``: stdin), read no further than one byte past ``max_bytes``.
+def read_output(name: str, settings: Settings, args: argparse.Namespace) -> Excerpt:
+    """The file (``-``: stdin) read in one streaming pass: whole, or past
+    ``TERSIFY_MAX_OUTPUT_BYTES`` its head, tail and the lines that matter (memory stays bounded
+    by ``TERSIFY_MAX_STORED_OUTPUT_BYTES``, whatever the size)."""
+    from tersify.client.jobs import typer
+    from tersify.text.excerpt import excerpt_from_stream
 
-    ``OutputTooLargeError`` past the cap: a huge pipe is refused without being held in memory.
-    """
-    if name == "-":
-        data = sys.stdin.buffer.read(max_bytes + 1)
-    else:
-        with Path(name).open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise OutputTooLargeError(f"the output is over the cap of {max_bytes} bytes")
-    return data
+    with sys.stdin.buffer if name == "-" else Path(name).open("rb") as stream:
+        return excerpt_from_stream(
+            iter(lambda: stream.read(READ_BYTES), b""),
+            settings.max_output_bytes,
+            settings.max_stored_output_bytes,
+            typer(args.tool, args.tool_command),
+            args.query,
+        )
 
 
 def _submit(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.client import Producer
 
-    data = read_capped(args.file, settings.max_output_bytes)
+    options = _options(args)
+    output = read_output(args.file, settings, args)
+    queue = Queue.BATCH if args.batch else Queue.INTERACTIVE
     with Producer(settings) as producer:
         handle = producer.submit(
             session_id=args.session,
             tool_name=args.tool,
-            output=data,
+            output=output,
             command=args.tool_command,
             query=args.query,
-            queue=Queue.BATCH if args.batch else Queue.INTERACTIVE,
-            options=_options(args),
+            queue=queue,
+            options=options,
         )
         if args.no_wait and not handle.done:
             print(handle.job_id)
             return 0
         if not handle.done:
-            warn_if_unserved(producer, Queue.BATCH if args.batch else Queue.INTERACTIVE)
-        _print_result(handle.wait(args.timeout), as_json=args.json)
+            warn_if_unserved(producer, queue)
+        try:
+            result = handle.wait(args.timeout)
+        except ResultTimeoutError:
+            raise not_ready(producer, handle.job_id, args.timeout) from None
+        print_result(result, as_json=args.json)
     return 0
 
 
@@ -88,25 +103,64 @@ def _result(args: argparse.Namespace, settings: Settings) -> int:
             queue = producer.job_queue(args.job_id)
             if queue is not None:
                 warn_if_unserved(producer, queue)
-            result = producer.wait(args.job_id, args.wait)
+            try:
+                result = producer.wait(args.job_id, args.wait)
+            except ResultTimeoutError:
+                raise not_ready(producer, args.job_id, args.wait) from None
         if result is None:
-            print(f"tersify: job {args.job_id} is still running", file=sys.stderr)
-            return 2
-        _print_result(result, as_json=args.json)
+            raise not_ready(producer, args.job_id, None)
+        print_result(result, as_json=args.json)
     return 0
 
 
-def _options(args: argparse.Namespace) -> dict[str, object] | None:
-    options = {
-        "budget_chars": args.budget_chars,
-        "max_summary_chars": args.max_summary_chars,
-        "model": args.model,
-        "callback_url": args.callback_url,
+def not_ready(producer: Producer, job_id: str, waited: float | None) -> Failure:
+    """Why a job has no result yet: running, queued, or queued with no live worker for it."""
+    from tersify.client.liveness import HEARTBEAT_TTL_SECONDS
+
+    after = f" after {waited:g}s" if waited else ""
+    again = f"`tersify result {job_id} --wait 60` waits for it"
+    if producer.job_started(job_id):
+        return Failure(f"job {job_id} is running{after}: {again}", ExitCode.NOT_READY)
+    queue = producer.job_queue(job_id) or Queue.INTERACTIVE
+    if producer.live_workers(queue) == 0:
+        return Failure(
+            f"job {job_id} is queued — no live worker serves {queue.value} (no heartbeat in "
+            f"{HEARTBEAT_TTL_SECONDS}s): start one with `tersify worker`",
+            ExitCode.NOT_READY,
+        )
+    return Failure(
+        f"job {job_id} is queued{after}, waiting for a free worker on {queue.value}: {again}",
+        ExitCode.NOT_READY,
+    )
+
+
+FLAGS = {
+    "budget_chars": "--budget-chars",
+    "max_summary_chars": "--max-summary-chars",
+    "model": "--model",
+    "callback_url": "--callback-url",
+}
+
+
+def _options(args: argparse.Namespace) -> JobOptions | None:
+    """The per-job options the flags ask for; a bad value names its flag (exit 2)."""
+    chosen: dict[str, object] = {
+        name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None
     }
-    chosen: dict[str, object] = {k: v for k, v in options.items() if v is not None}
     if args.no_summarize:
         chosen["summarize"] = False
-    return chosen or None
+    if not chosen:
+        return None
+    try:
+        return JobOptions.model_validate(chosen)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        name = str(error["loc"][0]) if error["loc"] else ""
+        flag = FLAGS.get(name, name)
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise Failure(
+            f"{flag} {error.get('input')!s}: {message[:1].lower()}{message[1:]}"
+        ) from None
 
 
 def warn_if_unserved(producer: Producer, queue: Queue) -> None:
@@ -117,14 +171,25 @@ def warn_if_unserved(producer: Producer, queue: Queue) -> None:
         print(f"tersify: warning: {no_worker_warning(queue)}", file=sys.stderr, flush=True)
 
 
-def _print_result(result: SummaryResult, *, as_json: bool) -> None:
+def print_result(result: SummaryResult, *, as_json: bool) -> None:
+    """The summary on stdout; what it is (job, type, method, sizes, output_ref, any cut) on
+    stderr, as ``#`` lines: a pipe gets the summary alone."""
     if as_json:
         print(result.model_dump_json())
         return
-    reason = f" fallback_reason={result.fallback_reason.value}" if result.fallback_reason else ""
-    print(
-        f"# {result.tool_type.value} · {result.method.value} · "
-        f"{result.chars_in} → {result.chars_out} chars{reason}",
-        file=sys.stderr,
-    )
+    reason = f" ({result.fallback_reason.value})" if result.fallback_reason else ""
+    lines = [
+        f"# job {result.job_id} · {result.tool_type.value} · {result.method.value}{reason} · "
+        f"{result.chars_in:,} → {result.chars_out:,} chars"
+    ]
+    if result.cut is not None:
+        cut = result.cut
+        lines.append(
+            f"# cut: {cut.bytes_in:,} bytes in; summarized {cut.bytes_kept:,} (the first "
+            f"{cut.head_lines:,} lines, the last {cut.tail_lines:,}, {cut.kept_between:,} that "
+            f"matter of {cut.kept_between + cut.lines_cut:,} between)"
+        )
+    if result.output_ref is not None:
+        lines.append(f"# full output: tersify output {result.output_ref}")
+    print("\n".join(lines), file=sys.stderr, flush=True)
     print(result.text)

@@ -31,6 +31,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument(
         "--check", action="store_true", help="exit 0 if this host's worker is alive (no broadcast)"
     )
+    p.add_argument(
+        "-E",
+        "--task-events",
+        action="store_true",
+        help="send Celery task events, for Flower (TERSIFY_WORKER_SEND_EVENTS)",
+    )
+    # the supervisor's children: their parent checked the configuration and logged it
+    p.add_argument("--no-preflight", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(run=_worker)
 
 
@@ -43,6 +51,10 @@ def _positive(text: str) -> int:
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
     processes = args.processes or settings.worker_processes
+    if args.task_events:
+        settings = settings.model_copy(update={"worker_send_events": True})
+    if not args.check and not args.no_preflight:
+        _preflight(args, settings, processes)
     if processes > 1:
         return _worker_processes(args, settings, processes)
     if (args.pool or settings.worker_pool) == "gevent" and not args.check:
@@ -54,7 +66,11 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
         launcher += ["--without-gossip", "--concurrency", slots]
         launcher += ["--loglevel", args.loglevel or settings.log_level]
         launcher += ["--hostname", args.hostname] if args.hostname else []
-        env = settings.child_env(worker_pool="gevent", worker_concurrency=slots)
+        env = settings.child_env(
+            worker_pool="gevent",
+            worker_concurrency=slots,
+            worker_send_events=str(settings.worker_send_events).lower(),
+        )
         os.execve(sys.executable, launcher, env)  # noqa: S606 - replaces this process
     if args.check:
         from tersify.worker.runtime.heartbeat import check_alive
@@ -80,6 +96,26 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _preflight(args: argparse.Namespace, settings: Settings, processes: int) -> None:
+    """Refuse a configuration that cannot work; log what this worker runs with."""
+    import structlog
+
+    from tersify.worker.cli.doctor import preflight
+    from tersify.worker.preflight.checks import Role, configuration
+    from tersify.worker.runtime.logconfig import configure_logging
+
+    configure_logging(settings)
+    preflight(settings, Role.WORKER)
+    structlog.get_logger("tersify.worker").info(
+        "worker_configured",
+        queues=args.queues,
+        pool=args.pool or settings.worker_pool,
+        concurrency=args.concurrency or settings.worker_concurrency,
+        processes=processes,
+        **configuration(settings),
+    )
+
+
 def _worker_processes(args: argparse.Namespace, settings: Settings, processes: int) -> int:
     from tersify.worker.processes.supervisor import Supervisor, child_names
     from tersify.worker.runtime.heartbeat import check_alive, default_hostname
@@ -91,7 +127,8 @@ def _worker_processes(args: argparse.Namespace, settings: Settings, processes: i
             print(detail)
         return 0 if all(alive for alive, _ in results) else 1
     base = [sys.executable, "-m", "tersify.worker.cli", "worker", "--processes", "1"]
-    base += ["--queues", args.queues]
+    base += ["--queues", args.queues, "--no-preflight"]
+    base += ["--task-events"] if settings.worker_send_events else []
     for flag, value in (("--concurrency", args.concurrency), ("--pool", args.pool)):
         base += [flag, str(value)] if value is not None else []
     base += ["--loglevel", args.loglevel] if args.loglevel else []

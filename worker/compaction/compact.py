@@ -32,7 +32,9 @@ from tersify.chat.pairs import repair
 from tersify.contract import FallbackReason, utcnow
 from tersify.errors import ProviderError
 from tersify.settings import Settings
+from tersify.worker.compaction.budget import Context, Plan
 from tersify.worker.compaction.cuts import cut
+from tersify.worker.compaction.facts.sections import render
 from tersify.worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
 from tersify.worker.compaction.redaction import for_model
 from tersify.worker.compaction.summary import (
@@ -40,7 +42,9 @@ from tersify.worker.compaction.summary import (
     finish,
     is_summary,
     open_requests,
+    problems,
     unwrap,
+    with_facts,
 )
 from tersify.worker.model.calls import Route, ask
 from tersify.worker.model.providers.base import Completion, ModelRequest
@@ -112,7 +116,8 @@ def compact(
     if skip is None:
         previous = _fold(job.previous_summary or stored_summary, earlier)
         shown = for_model(middle, previous, redactor or Redactor(frozenset({Scope.MODEL})))
-        summary = _summarize(job, routes, settings, shown, live, ground)
+        beside = [*live[:head], *live[tail:]]
+        summary = _summarize(job, routes, settings, shown, (live, beside), ground)
         note = text_turn(Role.USER, summary.text, conversation)
         compacted = repair([*live[:head], note, *live[tail:]])
         if messages_tokens(_raws(compacted)) < messages_tokens(_raws(kept)):
@@ -145,25 +150,33 @@ def _summarize(
     routes: Sequence[Route],
     settings: Settings,
     shown: tuple[list[Turn], str | None],
-    live: Sequence[Turn],
+    context: Context,
     ground: Ground | None,
 ) -> _Summary:
     """The model's summary of the middle, else the extractive fallback's, with the reason.
 
     ``shown`` is the middle and the previous summary as the model may see them (redacted).
+    Either way the structural facts sections are the same, and the result is validated.
     """
     middle, previous = shown
-    requests = open_requests(live)
+    plan = Plan.of(middle, context, settings.compaction_summary_max_chars)
     request = build_request(
         middle,
         previous,
         max_input_chars=settings.max_model_input_chars,
         max_tokens=DEFAULT_MAX_TOKENS,
+        facts=render(plan.found, plan.facts_chars),
+        answer_chars=plan.answer_chars,
     )
     deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
 
     def check(completion: Completion) -> None:
         _check(completion, request, ground)
+        facts = plan.facts_for(completion.text)
+        made = with_facts(completion.text, facts, plan.requests)
+        wrong = problems(made, plan.limit, plan.requests, facts)
+        if wrong:
+            raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 
     reason: FallbackReason | None = None
     detail: str | None = "no model provider configured"
@@ -180,18 +193,23 @@ def _summarize(
         except ProviderError as exc:
             reason, detail = exc.reason, (exc.detail or exc.reason.value)[:200]
         else:
-            made = finish(answer.completion.text, requests)
+            text = answer.completion.text
+            made = with_facts(text, plan.facts_for(text), plan.requests)
             used = answer.route.provider.name
             return _Summary(made, CompactionMethod.LLM, answer.completion, used)
-    text = fallback_summary(middle, previous, requests=requests)
+    made = fallback_summary(middle, previous, requests=plan.requests, max_chars=plan.limit)
     first = routes[0].provider.name if routes else None
-    return _Summary(text, CompactionMethod.FALLBACK, None, first, reason, detail)
+    return _Summary(made, CompactionMethod.FALLBACK, None, first, reason, detail)
 
 
 def _check(completion: Completion, request: ModelRequest, ground: Ground | None) -> None:
-    """Refuse an empty or oversized summary, and (with ``ground``) an ungrounded one."""
+    """Refuse an empty, cut-off or oversized answer, and (with ``ground``) an ungrounded one."""
     if not unwrap(completion.text).strip():
         raise ProviderError(FallbackReason.EMPTY, "the model returned no summary text")
+    used = completion.output_tokens
+    if used is not None and used >= request.max_tokens:
+        detail = f"the answer was cut off at {used} of {request.max_tokens} tokens"
+        raise ProviderError(FallbackReason.MALFORMED, detail)
     if len(completion.text) > DEFAULT_MAX_SUMMARY_CHARS:
         detail = f"the model returned {len(completion.text)} chars, more than "
         raise ProviderError(FallbackReason.OVERSIZED, f"{detail}{DEFAULT_MAX_SUMMARY_CHARS}")

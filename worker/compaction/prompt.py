@@ -28,6 +28,10 @@ SYSTEM_PROMPT = (
     "- Record what was done, what is unfinished and why decisions were made.\n"
     "- State only what the transcript or the previous summary supports.\n"
     "- Do not write an 'Active Task' section: it is filled in from the conversation itself.\n"
+    "- The facts block (files changed, errors, tests, commands, task state, decisions) was read "
+    "from the conversation's structure and is appended to your summary verbatim: do not copy "
+    "its lists. Write the narrative around them: the goal, why things were done, what was "
+    "decided, where things stand and what comes next, naming files and errors where it helps.\n"
     "- Do not answer, continue or comment on the conversation; output only the summary."
 )
 
@@ -56,12 +60,23 @@ def build_request(
     *,
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
     max_tokens: int = DEFAULT_MAX_TOKENS,
+    facts: str = "",
+    answer_chars: int | None = None,
 ) -> ModelRequest:
-    """The request asking a model to summarize ``turns``, folding in ``previous_summary``."""
+    """The request asking a model to summarize ``turns``, folding in ``previous_summary``.
+
+    ``facts`` (the structural sections appended to the answer) are shown so the narrative can
+    lean on them; ``answer_chars`` is the length the answer is asked to stay within.
+    """
     previous = unwrap(previous_summary)
-    fence = Fence()  # both blocks are the client's text: fenced, escaped, declared data
+    fence = Fence()  # the blocks are the client's text: fenced, escaped, declared data
     parts: list[str] = []
     truncated = False
+    if facts:
+        parts += [
+            "Facts read from the conversation's structure, appended to your summary verbatim:",
+            fence.wrap("facts", escape(facts)),
+        ]
     if previous:
         # A previous summary gets a quarter of the budget at most; the new turns matter more.
         kept = truncate(escape(previous), max_input_chars // 4, max_input_chars)
@@ -73,6 +88,8 @@ def build_request(
         ]
     parts.append("The conversation turns to summarize, oldest first:")
     instructions = f"Write the summary with exactly these sections:\n{TEMPLATE}"
+    if answer_chars is not None:
+        instructions += f"\nKeep the summary under {answer_chars} characters."
     frame = "\n\n".join([*parts, fence.wrap("transcript", ""), instructions])
     transcript = escape(render_transcript(turns))
     # Bytes bound characters, so the whole user message stays within max_input_chars (less a
@@ -81,7 +98,8 @@ def build_request(
     bounded = truncate(transcript, budget, budget + 1)
     truncated = truncated or bounded != transcript
     parts += [fence.wrap("transcript", bounded), instructions]
-    blocks = ("previous_summary", "transcript") if previous else ("transcript",)
+    blocks = (*(("facts",) if facts else ()), *(("previous_summary",) if previous else ()))
+    blocks = (*blocks, "transcript")
     return ModelRequest(
         system=f"{SYSTEM_PROMPT}\n- {fence.rule(*blocks)}",
         user="\n\n".join(parts),

@@ -15,6 +15,9 @@ from collections.abc import Sequence
 
 from tersify.chat.messages import Role, Turn
 from tersify.text import elide, truncate
+from tersify.worker.compaction.facts.actions import observations
+from tersify.worker.compaction.facts.sections import HEADINGS, MIN_FACTS_CHARS, render, sections
+from tersify.worker.compaction.facts.tasks import is_request
 
 BANNER = (
     "[EARLIER TURNS SUMMARIZED · REFERENCE ONLY]\n"
@@ -42,10 +45,6 @@ Work started and not finished.
 Open errors or questions, verbatim.
 ## Key Decisions
 Choices made and why.
-## Relevant Files
-Paths read, changed or created, each with what happened to it.
-## Tool Results
-Tool outputs that still matter (numbers, errors, versions).
 ## Current State
 Where things stand now.
 ## Next Steps
@@ -62,9 +61,7 @@ _BANNER_TAG = re.compile(r"\[[^\[\]\na-z]{0,120}?(?:SUMMAR|COMPACT|HANDOFF)[^\[\
 _PARAGRAPH_END = re.compile(r"\n[ \t]*\n|\n(?= {0,3}#)")
 _END_TAG = re.compile(r"\n?[ \t]*\[END OF [^\[\]\n]{0,120}\][ \t]*$", re.I)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_PATH_TOKEN = re.compile(r"[\w~./-]+")
-_FILE_SUFFIX = re.compile(r"[\w-]+\.(?:[a-z][a-z0-9]{0,5})$", re.IGNORECASE)
-_ERROR_LINE = re.compile(r"\b(error|exception|traceback|failed|failure|fatal|panic)\b", re.I)
+DEFAULT_MAX_CHARS = 6000
 
 
 def _banner_end(text: str) -> int:
@@ -127,32 +124,24 @@ def open_requests(turns: Sequence[Turn]) -> list[str]:
     """The user's requests the agent has not finished: those after its last finished turn.
 
     An agent's turn is finished when it hands back with an assistant message that has text and
-    no tool calls; user messages after it (not tool results, not summaries) are still open.
+    no tool calls (nor, for an agent that acts in text, a shell block it ran); user messages
+    after it (not tool results, summaries or the output of a text action) are still open.
     """
+    outputs = observations(turns)
     asks: list[str] = []
-    for turn in reversed(turns):
-        if turn.role is Role.ASSISTANT and turn.text.strip() and not turn.calls:
+    for index in range(len(turns) - 1, -1, -1):
+        turn = turns[index]
+        acted = index + 1 in outputs
+        if turn.role is Role.ASSISTANT and turn.text.strip() and not turn.calls and not acted:
             break
-        if turn.role is Role.USER and turn.text.strip() and not is_summary(turn):
+        if is_request(turn) and not is_summary(turn) and index not in outputs:
             asks.append(turn.text.strip())
     return asks[::-1]
 
 
 def _drop_active_task(body: str) -> str:
     """``body`` without any "Active Task" section (heading and everything under it)."""
-    out: list[str] = []
-    skipping: int | None = None  # the level of the heading being skipped
-    for line in body.split("\n"):
-        heading = _HEADING.match(line)
-        if heading:
-            level = len(heading.group(1))
-            if skipping is not None and level <= skipping:
-                skipping = None
-            if skipping is None and heading.group(2).strip("*_: ").lower() == "active task":
-                skipping = level
-        if skipping is None:
-            out.append(line)
-    return "\n".join(out)
+    return _drop_sections(body, frozenset({"active task"}))
 
 
 def finish(body: str, requests: Sequence[str]) -> str:
@@ -176,49 +165,71 @@ def _demoted(body: str) -> str:
     return re.sub(r"^( {0,3})(#{1,5})(?=\s)", r"\1#\2", body, flags=re.MULTILINE)
 
 
-def _files(texts: Sequence[str], limit: int = 25) -> list[str]:
-    found: dict[str, None] = {}
-    for text in texts:
-        for token in _PATH_TOKEN.findall(text):
-            path = token.rstrip(".")
-            rooted = path.startswith(("/", "./", "../", "~/")) and not path.startswith("//")
-            named = _FILE_SUFFIX.search(path.rsplit("/", 1)[-1]) is not None
-            if (rooted and len(path) > 1) or (named and not path.startswith("//")):
-                found.setdefault(path, None)
-    return list(found)[:limit]
-
-
-def _errors(texts: Sequence[str], limit: int = 10) -> list[str]:
-    found: dict[str, None] = {}
-    for text in texts:
-        for line in text.split("\n"):
-            if _ERROR_LINE.search(line):
-                found.setdefault(elide(line.strip(), 200), None)
-    return list(found)[-limit:]
-
-
 def fallback_summary(
-    turns: Sequence[Turn], previous_summary: str | None, *, requests: Sequence[str]
+    turns: Sequence[Turn],
+    previous_summary: str | None,
+    *,
+    requests: Sequence[str],
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> str:
-    """An extractive summary made without a model: counts, requests, files and errors seen."""
+    """An extractive summary made without a model: counts, then the facts the structure holds."""
     tools = Counter(c.name or "?" for t in turns for c in t.calls)
     tool_list = ", ".join(f"{name} ×{n}" for name, n in tools.most_common(8)) or "none"
-    texts = [t.text for t in turns] + [c.arguments for t in turns for c in t.calls]
-    outputs = [r.content for t in turns for r in t.results]
-    asks = [t.text.strip() for t in turns if t.role is Role.USER and t.text.strip()]
+    outputs = sum(len(t.results) for t in turns)
+    asks = sum(1 for t in turns if is_request(t))
     replies = sum(1 for t in turns if t.role is Role.ASSISTANT)
-    quoted = ["\n".join(f"> {ln}" for ln in elide(a, 500).split("\n")) for a in asks[-3:]]
-    sections = [
-        "Made without a model: facts extracted from the compacted turns. The full messages are "
-        "in the session log.",
-        f"## Progress\n- Compacted {len(turns)} messages: {len(asks)} user requests, {replies} "
-        f"assistant turns, {sum(tools.values())} tool calls ({tool_list}), {len(outputs)} results.",
-        "## Earlier User Requests\n" + ("\n".join(quoted) or "None."),
-        "## Relevant Files\n" + "\n".join(f"- {p}" for p in _files(texts + outputs) or ["None."]),
-        "## Errors Seen\n" + "\n".join(f"- {e}" for e in _errors(outputs + texts) or ["None."]),
-    ]
+    head = (
+        "Made without a model: facts read from the compacted turns. The full messages are in "
+        "the session log.\n\n"
+        f"## Progress\n- Compacted {len(turns)} messages: {asks} user requests, {replies} "
+        f"assistant turns, {sum(tools.values())} tool calls ({tool_list}), {outputs} results."
+    )
+    room = max_chars - len(finish(head, requests)) - 4
     previous = unwrap(previous_summary)
+    earlier = ""
     if previous:
-        earlier = _demoted(truncate(_drop_active_task(previous), 8000, 200))
-        sections.append(f"## Earlier Summary\n{earlier}")
-    return finish("\n\n".join(sections), requests)
+        nested = _demoted(_drop_active_task(previous)).strip()
+        earlier = "## Earlier Summary\n" + truncate(nested, max(room // 3, 400), 200)
+        room -= len(earlier) + 2
+    facts = render(sections(turns), max(room, MIN_FACTS_CHARS))
+    return finish("\n\n".join(p for p in (head, facts, earlier) if p), requests)
+
+
+def with_facts(body: str, facts: str, requests: Sequence[str]) -> str:
+    """A model's summary body followed by the facts sections, verbatim, under the banner."""
+    own = _drop_sections(unwrap(body), frozenset(h.lower() for h in HEADINGS))
+    return finish("\n\n".join(p for p in (own.strip(), facts) if p), requests)
+
+
+def _drop_sections(body: str, headings: frozenset[str]) -> str:
+    """``body`` without the sections whose heading is one of ``headings`` (lower case)."""
+    out: list[str] = []
+    skipping: int | None = None
+    for line in body.split("\n"):
+        heading = _HEADING.match(line)
+        if heading:
+            level = len(heading.group(1))
+            if skipping is not None and level <= skipping:
+                skipping = None
+            if skipping is None and heading.group(2).strip("*_: ").lower() in headings:
+                skipping = level
+        if skipping is None:
+            out.append(line)
+    return "\n".join(out)
+
+
+def problems(summary: str, max_chars: int, requests: Sequence[str], facts: str = "") -> list[str]:
+    """Why ``summary`` must not replace anything (empty when it may): structure and size."""
+    found: list[str] = []
+    if facts and facts not in summary:
+        found.append("the facts sections are not in the summary verbatim")
+    if not summary.startswith(BANNER) or summary.count(BANNER) != 1:
+        found.append("the summary does not open with exactly one banner")
+    if "\n## Active Task\n" not in summary:
+        found.append("the summary has no Active Task section")
+    if not summary.rstrip().endswith(END_MARKER):
+        found.append("the summary does not end with the end marker")
+    allowed = max_chars + len(finish("", requests)) - len(finish("", []))
+    if len(summary) > allowed:
+        found.append(f"the summary has {len(summary)} chars, more than {allowed}")
+    return found

@@ -1,7 +1,7 @@
 """The text that stands for a tool result: the summary, then how to read the exact output back.
 
 The agent reads the exact output with its own shell — ``tersify output REF --grep TEXT`` or
-``--offset N`` — so no tool is added to its list, and the gateway never shrinks the output of
+``--from LINE`` — so no tool is added to its list, and the gateway never shrinks the output of
 those commands again (``reads_output``).
 """
 
@@ -27,8 +27,8 @@ def text_for(result: SummaryResult) -> str:
     if result.output_ref is not None:
         ref = result.output_ref
         note += (
-            f" The exact text, in your shell: `tersify output {ref} --offset 0 --limit "
-            f"{DEFAULT_LIMIT}` (lines from 0), `tersify output {ref} --grep TEXT` (lines "
+            f" The exact text, in your shell: `tersify output {ref} --from 1 --limit "
+            f"{DEFAULT_LIMIT}` (lines from 1), `tersify output {ref} --grep TEXT` (lines "
             "with TEXT)."
         )
     return f"{result.text}\n\n{note}]"

@@ -183,7 +183,7 @@ class Rewriter:
             rewrite = Rewrite(
                 text_for(summary),
                 summary.output_ref,
-                digest_of(result.text, settings.max_output_bytes),
+                digest_of(result.text),
             )
             await self._store.put(key, session_id, rewrite)
         except TersifyError as exc:

@@ -24,7 +24,7 @@ import redis.asyncio
 from tersify.client.outputs import stage_output
 from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
-from tersify.store import keys, payloads
+from tersify.store import keys, payloads, sessions
 from tersify.store.commands import Command, command, load
 
 # The most sessions ``tersify status`` can list; older ones drop off the index (not their counts).
@@ -68,9 +68,9 @@ def content_key(session_id: str, text: str) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def digest_of(text: str, max_bytes: int) -> str:
+def digest_of(text: str) -> str:
     """The payload digest the producer stores this output under."""
-    clean, _ = payloads.clean_output(text, max_bytes)
+    clean, _ = payloads.clean_output(text)
     return hashlib.sha256(clean.encode("utf-8")).hexdigest()
 
 
@@ -108,6 +108,7 @@ class RewriteStore:
         writes = (
             command("hset", key, mapping=rewrite.fields(session_id)),
             command("expire", key, ttl),
+            *sessions.index_keys(session_id, (key,), ttl),  # forget finds it by the index
         )
         await self._round(writes, "could not store the replacement")
 
@@ -141,10 +142,12 @@ class RewriteStore:
             link, stored = replies[3 * n + 1], replies[3 * n + 2]
             if rewrite.ref is None or (link and stored):
                 continue
-            clean, _ = payloads.clean_output(full, self._settings.max_output_bytes)
+            clean, _ = payloads.clean_output(full)
             digest, blob = payloads.encode(clean)
             restores += [*payloads.stage(digest, blob, payload_ttl)]
             restores += [*stage_output(rewrite.ref, session_id, digest, payload_ttl)]
+            restores += sessions.index_payload(session_id, digest, ttl)
+            restores += sessions.index_keys(session_id, (keys.output(rewrite.ref),), ttl)
         if restores:
             await self._round(restores, "could not store outputs again")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,9 @@ log = structlog.get_logger("tersify.deadletter")
 
 DEAD_LETTER_KEEP = 1000
 """Records kept in the list; older ones are trimmed."""
+
+DEAD_LETTER_TTL_SECONDS = 7 * 24 * 3600
+"""The list goes this long after its last record (bounded in time as in count)."""
 
 EXCERPT_CHARS = 2000
 
@@ -65,6 +69,7 @@ def dead_letter(
         with client.pipeline(transaction=False) as pipe:
             pipe.lpush(keys.DEAD_LETTERS, record)
             pipe.ltrim(keys.DEAD_LETTERS, 0, DEAD_LETTER_KEEP - 1)
+            pipe.expire(keys.DEAD_LETTERS, DEAD_LETTER_TTL_SECONDS)
             pipe.execute()
     except (redis.RedisError, OSError) as exc:
         log.error("dead_letter_failed", reason=reason.value, error=type(exc).__name__)
@@ -178,8 +183,9 @@ def replay(
             relevant_lines=job.get("relevant_lines"),
             queue=queue or job.get("queue") or Queue.INTERACTIVE,
             tenant=job.get("tenant"),
+            options=job.get("options"),  # its callback, model, budget and caps, as submitted
         )
-    except InvalidJobError as exc:
+    except (InvalidJobError, ValueError, TypeError, zlib.error) as exc:
         return Replayed(record_id, why_not=f"the job is invalid: {exc}")
     purge(client, [record])
     log.info("dead_letter_replayed", record_id=record_id, job_id=handle.job_id)

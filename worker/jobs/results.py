@@ -24,18 +24,19 @@ log = structlog.get_logger("tersify.worker")
 def make_result(
     job: PendingSummary, tool_type: ToolType, outcome: Outcome, started: datetime
 ) -> SummaryResult:
-    """Assemble the stored result of a job."""
+    """Assemble the stored result of a job; a cut output's summary starts by saying so."""
+    text = f"{job.cut.notice()}\n{outcome.text}" if job.cut is not None else outcome.text
     return SummaryResult(
         job_id=job.job_id,
         session_id=job.session_id,
         tool_call_id=job.tool_call_id,
-        text=outcome.text,
+        text=text,
         method=outcome.method,
         tool_type=tool_type,
         provider=outcome.provider,
         model=outcome.model,
         chars_in=len(job.output),
-        chars_out=len(outcome.text),
+        chars_out=len(text),
         input_tokens=outcome.input_tokens,
         output_tokens=outcome.output_tokens,
         fallback_reason=outcome.fallback_reason,
@@ -46,6 +47,7 @@ def make_result(
         started_at=started,
         finished_at=utcnow(),
         output_ref=job.output_ref,
+        cut=job.cut,
     )
 
 
@@ -104,7 +106,8 @@ def store(
         seconds=round(seconds, 4),
     )
     if completion is CompletionOutcome.APPLIED and callback is not None:
-        execute(rt.redis, webhooks.schedule(webhooks.delivery(callback, result)))
+        ttl = rt.settings.result_ttl_seconds
+        execute(rt.redis, *webhooks.schedule(webhooks.delivery(callback, result), ttl))
     if completion is CompletionOutcome.APPLIED:
         try:
             rt.session_log.append_result(result, redactor)

@@ -22,6 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.shared.dispatcher import ProgressFnT
 
 from tersify.client import AsyncProducer
 from tersify.client.outputs import DEFAULT_LIMIT
@@ -29,11 +30,11 @@ from tersify.contract import Queue
 from tersify.errors import InvalidJobError, JobNotFoundError, TersifyError
 from tersify.settings import Settings
 from tersify.worker.mcp.results import (
-    READ_TOOL,
-    READ_TOOL_SPEC,
     command_of,
     intent_of,
     read_answer,
+    read_tool,
+    reader_name,
     result_text,
     summarized,
     tool_error,
@@ -41,32 +42,39 @@ from tersify.worker.mcp.results import (
 
 log = structlog.get_logger("tersify.mcp")
 
+_MAX_PAGES = 100
+
 
 @dataclass
 class Proxy:
-    """One proxy run: the downstream session, a producer, and the session its jobs belong to."""
+    """One proxy run: the downstream session, a producer, the session its jobs belong to, and
+    the reader's name (one no downstream tool has)."""
 
     downstream: ClientSession
     producer: AsyncProducer
     settings: Settings
     session_id: str
+    reader: str
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        """The downstream tools, unchanged, and ``tersify_read`` once the last page is listed."""
+        """The downstream tools, unchanged, and the reader once the last page is listed."""
         listed = await self.downstream.list_tools(params=params)
         if listed.next_cursor is not None:
             return listed
-        return listed.model_copy(update={"tools": [*listed.tools, READ_TOOL_SPEC]})
+        return listed.model_copy(update={"tools": [*listed.tools, read_tool(self.reader)]})
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        """Forward a call; summarize its text result when it is long (see the module)."""
-        if params.name == READ_TOOL:
+        """Forward a call, and the downstream server's progress notifications back to the agent
+        while it runs; summarize its text result when it is long (see the module)."""
+        if params.name == self.reader:
             return await self.read(params.arguments or {})
-        result = await self.downstream.call_tool(params.name, params.arguments)
+        result = await self.downstream.call_tool(
+            params.name, params.arguments, progress_callback=_progress_to(ctx)
+        )
         text = result_text(result)
         if text is None or len(text) <= self.settings.summarize_threshold_chars:
             return result
@@ -92,22 +100,22 @@ class Proxy:
             log.warning("mcp_result_passed_unsummarized", tool=params.name, why=type(exc).__name__)
             return None
         log.info("mcp_result_summarized", tool=params.name, chars_in=summary.chars_in)
-        return summarized(summary)
+        return summarized(summary, self.reader)
 
     async def read(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """``tersify_read``: exact lines, or matching ones, of an output this proxy summarized."""
         ref, pattern = arguments.get("ref"), arguments.get("pattern")
         offset, limit = arguments.get("offset", 0), arguments.get("limit", DEFAULT_LIMIT)
         if not isinstance(ref, str) or not isinstance(offset, int) or not isinstance(limit, int):
-            return tool_error("tersify_read needs ref (string), offset and limit (integers)")
+            return tool_error(f"{self.reader} needs ref (string), offset and limit (integers)")
         if pattern is not None and not isinstance(pattern, str):
-            return tool_error("tersify_read's pattern must be a string")
+            return tool_error(f"{self.reader}'s pattern must be a string")
         try:
             found = await self.producer.read_output(
                 ref, offset, limit, grep=pattern, session_id=self.session_id
             )
         except (InvalidJobError, JobNotFoundError) as exc:
-            return tool_error(f"tersify_read: {exc}")
+            return tool_error(f"{self.reader}: {exc}")
         return read_answer(found)
 
 
@@ -133,7 +141,36 @@ async def connected(command: Sequence[str], settings: Settings) -> AsyncIterator
         AsyncProducer(settings) as producer,
     ):
         await session.initialize()
-        yield Proxy(session, producer, settings, settings.mcp_session or _new_session())
+        reader = reader_name(await _tool_names(session))
+        session_id = settings.mcp_session or _new_session()
+        yield Proxy(session, producer, settings, session_id, reader)
+
+
+def _progress_to(ctx: ServerRequestContext[Any]) -> ProgressFnT | None:
+    """Pass the downstream call's progress on to the agent, if the agent asked for progress."""
+    token = (ctx.meta or {}).get("progress_token")
+    if token is None:
+        return None
+
+    async def forward(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.send_progress_notification(
+            token, progress, total, message, related_request_id=str(ctx.request_id)
+        )
+
+    return forward
+
+
+async def _tool_names(session: ClientSession) -> set[str]:
+    """The names of every tool the downstream server lists, over all its pages (bounded)."""
+    names: set[str] = set()
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        listed = await session.list_tools(params=params)
+        names |= {tool.name for tool in listed.tools}
+        if (cursor := listed.next_cursor) is None:
+            break
+    return names
 
 
 def _new_session() -> str:

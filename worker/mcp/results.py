@@ -11,6 +11,26 @@ from tersify.client.outputs import DEFAULT_LIMIT, MAX_GREP_CHARS, MAX_LIMIT, Out
 from tersify.contract import SummaryResult
 
 READ_TOOL: Final = "tersify_read"
+"""The reader's name, unless the downstream server has a tool of that name (``reader_name``)."""
+
+_MAX_READER_SUFFIX: Final = 1000
+
+
+def reader_name(taken: set[str]) -> str:
+    """A name for the reader that no downstream tool has: ``tersify_read``, else
+    ``tersify_read_2``, ``tersify_read_3``, …"""
+    if READ_TOOL not in taken:
+        return READ_TOOL
+    for suffix in range(2, _MAX_READER_SUFFIX):
+        if (name := f"{READ_TOOL}_{suffix}") not in taken:
+            return name
+    raise ValueError("the downstream server has every tersify_read_N name")
+
+
+def read_tool(name: str = READ_TOOL) -> types.Tool:
+    """The reader's spec under ``name``."""
+    return READ_TOOL_SPEC.model_copy(update={"name": name})
+
 
 READ_TOOL_SPEC: Final = types.Tool(
     name=READ_TOOL,
@@ -63,16 +83,16 @@ def intent_of(arguments: dict[str, Any] | None, configured: str | None) -> str |
     return None
 
 
-def summarized(result: SummaryResult) -> types.CallToolResult:
-    """The summary the agent sees, with how to read the exact output back."""
+def summarized(result: SummaryResult, reader: str = READ_TOOL) -> types.CallToolResult:
+    """The summary the agent sees, with how to read the exact output back (with ``reader``)."""
     note = (
         f"[tersify: {result.chars_in} chars of {result.tool_type.value} summarized "
         f"({result.method.value})."
     )
     if result.output_ref is not None:
         note += (
-            f' Exact lines: {READ_TOOL}(ref="{result.output_ref}", offset=0, limit='
-            f'{DEFAULT_LIMIT}); matching lines: {READ_TOOL}(ref="{result.output_ref}", '
+            f' Exact lines: {reader}(ref="{result.output_ref}", offset=0, limit='
+            f'{DEFAULT_LIMIT}); matching lines: {reader}(ref="{result.output_ref}", '
             'pattern="...").'
         )
     return types.CallToolResult(content=[types.TextContent(text=f"{result.text}\n\n{note}]")])

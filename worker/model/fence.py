@@ -22,6 +22,7 @@ NAMES: Final = (
     "query",
     "transcript",
     "previous_summary",
+    "facts",
 )
 # "previous-summary" too: the hyphenated spelling once used is as good a lure as the other
 _TAG_START = re.compile(

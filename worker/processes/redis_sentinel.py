@@ -17,7 +17,7 @@ from typing import Any, Self
 
 import redis
 
-from tersify.worker.processes.redis_server import LocalRedis, free_port, terminate
+from tersify.worker.processes.redis_server import LocalRedis, find_binary, free_port, terminate
 
 PRIMARY_NAME = "tersify"
 DOWN_AFTER_MS = 1000
@@ -37,10 +37,11 @@ class LocalSentinel:
     """One ``redis-sentinel`` process watching ``PRIMARY_NAME`` on a free loopback port."""
 
     def __init__(self, primary_port: int, password: str | None, sentinel_password: str | None):
-        binary = shutil.which("redis-sentinel")
+        binary = find_binary("redis-sentinel")
         if binary is None:
             raise RedisSentinelMissingError(
-                "redis-sentinel not found; install Debian's package: apt-get install redis-sentinel"
+                "redis-sentinel not found on PATH or in the venv: `make redis-server` links it "
+                "from Debian's redis-tools"
             )
         self.binary = binary
         self.port = free_port()

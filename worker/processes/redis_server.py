@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,12 @@ import redis
 
 class RedisServerMissingError(RuntimeError):
     """No ``redis-server`` binary on PATH."""
+
+
+def find_binary(name: str) -> str | None:
+    """``redis-server`` or ``redis-sentinel``: on PATH, else beside this Python (``make demo``
+    and ``make check`` link them into the venv from Debian's redis-tools, without a service)."""
+    return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
 
 
 def free_port() -> int:
@@ -54,10 +61,11 @@ class LocalRedis:
         appendonly: bool = False,
         replica_of: int | None = None,
     ) -> None:
-        binary = shutil.which("redis-server")
+        binary = find_binary("redis-server")
         if binary is None:
             raise RedisServerMissingError(
-                "redis-server not found; install Debian's package: apt-get install redis-server"
+                "redis-server not found on PATH or in the venv: `make redis-server` links it "
+                "from Debian's redis-tools"
             )
         self.binary = binary
         self.port = port or free_port()

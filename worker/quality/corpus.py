@@ -24,6 +24,8 @@ class Case:
     should_keep: tuple[str, ...]
     query: str | None
     notes: str
+    family: str = ""
+    """The program family it comes from (a split keeps a family whole); its name when unsaid."""
 
 
 def _strings(meta: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -50,6 +52,7 @@ def load_case(meta_path: Path) -> Case:
         should_keep=_strings(meta, "should_keep"),
         query=meta.get("query") or None,
         notes=str(meta.get("notes") or ""),
+        family=str(meta.get("family") or meta_path.stem),
     )
 
 

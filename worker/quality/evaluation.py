@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -10,10 +11,14 @@ from typing import Any
 
 from tersify.classify import classify
 from tersify.contract import PendingSummary, ToolType
+from tersify.worker.quality.bm25 import bm25_lines
 from tersify.worker.quality.corpus import Case
+from tersify.worker.quality.positions import at_edge
 from tersify.worker.shrink.extractive import extract
 from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
 from tersify.worker.summarize.prompts import build_request
+
+_LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
 
 
 class EvalMethod(StrEnum):
@@ -24,6 +29,7 @@ class EvalMethod(StrEnum):
     FALLBACK = "fallback"
     EXTRACTIVE = "extractive"
     MODEL_INPUT = "model-input"
+    BM25 = "bm25"
 
 
 def kept(output: str, must_keep: Sequence[str]) -> int:
@@ -54,6 +60,8 @@ def shrink(
         return fallback_truncate(case.output, tool_type, budget, case.query)
     if method is EvalMethod.EXTRACTIVE:
         return extract(case.output, tool_type, budget, case.query)
+    if method is EvalMethod.BM25:
+        return bm25_lines(case.output, case.query, budget)
     job = PendingSummary.build(
         deadline_seconds=60,
         session_id="eval",
@@ -64,9 +72,10 @@ def shrink(
     )
     request = build_request(
         job, tool_type, max_input_chars=budget, max_summary_chars=max_summary_chars
-    )
-    # A fact the model never sees cannot be in its answer: score everything that is sent.
-    return request.system + "\n" + request.user
+    ).request
+    # A fact the model never sees cannot be in its answer: score everything that is sent,
+    # read through the line numbers in front of each line (a fact may span lines).
+    return request.system + "\n" + _LINE_LABEL.sub("", request.user)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +91,15 @@ class CaseResult:
     chars_in: int
     chars_out: int
     seconds: float
+    family: str = ""
+    middle_kept: int = 0
+    middle_total: int = 0
 
     def as_json(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
         return {
             "name": self.name,
+            "family": self.family,
             "tool_type": self.tool_type.value,
             "expected_type": self.expected_type.value,
             "classified_right": self.tool_type is self.expected_type,
@@ -96,6 +109,8 @@ class CaseResult:
             "chars_in": self.chars_in,
             "chars_out": self.chars_out,
             "seconds": round(self.seconds, 6),
+            "middle_kept": self.middle_kept,
+            "middle_total": self.middle_total,
         }
 
 
@@ -110,6 +125,8 @@ class Tally:
     chars_in: int
     chars_out: int
     seconds: float
+    middle_kept: int = 0
+    middle_total: int = 0
 
     @classmethod
     def of(cls, results: Iterable[CaseResult]) -> Tally:
@@ -123,12 +140,25 @@ class Tally:
             chars_in=sum(r.chars_in for r in rows),
             chars_out=sum(r.chars_out for r in rows),
             seconds=sum(r.seconds for r in rows),
+            middle_kept=sum(r.middle_kept for r in rows),
+            middle_total=sum(r.middle_total for r in rows),
         )
 
     @property
     def percent(self) -> float:
         """Share of must-keep items kept, in percent (100 when there were none)."""
         return 100.0 * keep_rate(self.kept, self.total)
+
+    @property
+    def middle_percent(self) -> float:
+        """Share of the facts in the middle (beyond ``EDGE_CHARS`` of both ends) kept."""
+        return 100.0 * keep_rate(self.middle_kept, self.middle_total)
+
+    @property
+    def edge_percent(self) -> float:
+        """Share of the facts near an edge (within ``EDGE_CHARS`` of an end) kept."""
+        edge_kept = self.kept - self.middle_kept
+        return 100.0 * keep_rate(edge_kept, self.total - self.middle_total)
 
     @property
     def ratio(self) -> float:
@@ -153,7 +183,17 @@ class Tally:
             "ratio": round(self.ratio, 4),
             "seconds": round(self.seconds, 6),
             "ms_per_case": round(self.ms_per_case, 3),
+            "middle": _part(self.middle_kept, self.middle_total),
+            "edge": _part(self.kept - self.middle_kept, self.total - self.middle_total),
         }
+
+
+def _part(kept_count: int, total: int) -> dict[str, Any]:
+    return {
+        "kept": kept_count,
+        "total": total,
+        "percent": round(100.0 * keep_rate(kept_count, total), 2),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +233,9 @@ class Report:
         return (
             f"kept {t.kept}/{t.total} ({t.percent:.1f}%) method={self.method.value} "
             f"budget={self.budget} classified={t.classification_correct}/{t.cases} "
-            f"chars_out={t.chars_out} ratio={t.ratio:.3f} ms_per_case={t.ms_per_case:.1f}"
+            f"chars_out={t.chars_out} ratio={t.ratio:.3f} ms_per_case={t.ms_per_case:.1f} "
+            f"middle={t.middle_kept}/{t.middle_total} ({t.middle_percent:.1f}%) "
+            f"edge={t.kept - t.middle_kept}/{t.total - t.middle_total} ({t.edge_percent:.1f}%)"
         )
 
 
@@ -206,6 +248,7 @@ def evaluate_case(
     text = shrink(case, tool_type, method, budget, max_summary_chars)
     seconds = time.perf_counter() - started
     lost = missing(text, case.must_keep)
+    middle = [item for item in case.must_keep if not at_edge(case.output, item)]
     return CaseResult(
         name=case.name,
         expected_type=case.expected_type,
@@ -216,6 +259,9 @@ def evaluate_case(
         chars_in=len(case.output),
         chars_out=len(text),
         seconds=seconds,
+        family=case.family,
+        middle_kept=sum(1 for item in middle if item not in lost),
+        middle_total=len(middle),
     )
 
 

@@ -91,32 +91,121 @@ _PLACEHOLDER_VALUES = frozenset(
 _PROSE = re.compile(r"[ \t]+[A-Za-z]")
 # A variable named for what it holds (password=password, auth: _t.AuthType, _csrftoken).
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.]+")
-_NAMES = ("token", "passw", "secret", "auth", "key", "cookie", "credential")
+_NAMES = ("token", "passw", "secret", "auth", "key", "cookie", "credential", "pwd")
+# The words of an identifier: snake_case and dotted parts, then camelCase humps.
+_A_NAME = re.compile("|".join(_NAMES), re.IGNORECASE)
+# A whole word that is a secret's name, and the shape of one part of an identifier: lower,
+# UPPER or camelCase words, digits only at its end (``oauth2``, never ``XR3Q``).
+_A_NAME_WORD = re.compile(
+    r"(?:^| )(?:token|passwd|password|passphrase|pass|pwd|secret|auth|key|cookie|credential)s?"
+    r"(?= |$)",
+    re.IGNORECASE,
+)
+_PART = re.compile(r"(?:[a-z]+|[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*(?:[A-Z]+)?)[0-9]*")
+_PRIVATE = re.compile(r"_+[a-z]+")
+_HUMPS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 # Code, not a value: ``self.token``, ``settings.API_KEY``, ``os.environ["X"]``, ``get_token()``.
 _ATTRIBUTE = re.compile(r"[a-z_][a-z0-9_]*(?:\.(?:[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*))+")
 _BRACKETS = frozenset("()[]{}<>")
+
+
+def is_name(value: str) -> bool:
+    """Whether ``value`` has the shape of a variable named for a secret, not of a secret.
+
+    Judged by its words, never by a word inside one: an identifier whose parts (split by ``_``
+    and ``.``) are lower, UPPER or camelCase words, with digits only at a part's end and only
+    when split, one word of which is a secret's name as a whole (``auth_token``, ``apiKey``,
+    ``AuthType``, ``oauth2_token``); or a private lower-case name (``_csrftoken``).
+    ``supersecret123``, ``Hunter2Secret``, ``xQmTokenzPq`` and ``a8B_XR3Q_Pwd`` are values.
+    """
+    if _IDENTIFIER.fullmatch(value) is None:
+        return False
+    if _PRIVATE.fullmatch(value):
+        return True
+    value = value.lstrip("_")
+    split = "_" in value or "." in value
+    if not split and any(c.isdigit() for c in value):
+        return False
+    if _A_NAME.search(value) is None:  # most values: no secret's name anywhere, decided in C
+        return False
+    parts = [part for part in re.split(r"[_.]", value) if part]
+    if not all(_PART.fullmatch(part) for part in parts):
+        return False
+    words = " ".join(hump for part in parts for hump in _HUMPS.findall(part))
+    return _A_NAME_WORD.search(words) is not None
 
 
 def _is_code(value: str) -> bool:
     """Whether ``value`` reads as code or a variable's name rather than as a value."""
     if not _BRACKETS.isdisjoint(value) or _ATTRIBUTE.fullmatch(value):
         return True
-    lowered = value.lower()
-    return _IDENTIFIER.fullmatch(value) is not None and any(n in lowered for n in _NAMES)
+    return is_name(value)
+
+
+def _plausible(value: str) -> bool:
+    """Whether a value may be a secret: not empty, templated, masked or code-like (``${X}``,
+    ``****``, ``self.token``)."""
+    if len(value) < 4 or value.lower() in _PLACEHOLDER_VALUES:
+        return False
+    if value[0] in "$%<{*[#&@" or len(set(value)) <= 2:
+        return False
+    if value.replace(".", "").replace("_", "").isdigit():
+        return False
+    return not _is_code(value)
 
 
 def keyword_value(text: str, start: int, end: int) -> Span | None:
-    """Drop empty, templated, masked and code-like values (``${X}``, ``****``, ``self.token``)."""
-    value = text[start:end]
-    if len(value) < 4 or value.lower() in _PLACEHOLDER_VALUES:
-        return None
-    if value[0] in "$%<{*[#&@" or len(set(value)) <= 2:
-        return None
-    if value.replace(".", "").replace("_", "").isdigit():
-        return None
-    if _is_code(value):
+    """Drop implausible values (``_plausible``) and prose after a colon."""
+    if not _plausible(text[start:end]):
         return None
     # "credential: sanitize the prompt", ":param token: the token to use": prose, not a value.
     if text[max(0, start - 8) : start].rstrip(" \t")[-1:] == ":" and _PROSE.match(text, end):
         return None
     return start, end
+
+
+# --- values judged by their shape alone (a key that only contains a secret's name) -------------
+
+_NOT_RANDOM_START = frozenset("/.~$%{<*[#&@-")
+
+
+def random_value(text: str, start: int, end: int) -> Span | None:
+    """Keep a value only if it looks generated: letters and digits mixed, not a path, URL, name,
+    template or mask (``SECRET_KEY_BASE=9f3c…``, not ``TOKEN_FILE=/run/token``)."""
+    value = text[start:end]
+    if len(value) < 8 or value[0] in _NOT_RANDOM_START or "://" in value:
+        return None
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return None
+    if len(set(value)) <= 4 or value.replace(".", "").replace("-", "").isdigit():
+        return None
+    return keyword_value(text, start, end)
+
+
+def flag_value(text: str, start: int, end: int) -> Span | None:
+    """A command-line value (``--password VALUE``, ``-u user:VALUE``, ``-pVALUE``): plausible,
+    and never another flag."""
+    if text[start] == "-" or not _plausible(text[start:end]):
+        return None
+    return start, end
+
+
+_WORDS = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_EMAIL = re.compile(r"[^\s@]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+
+
+def option_value(text: str, start: int, end: int) -> Span | None:
+    """The value of a long option naming a secret (``--password V``, ``--db-token V``): the
+    option must start with ``--``; words (``command-line``) and e-mail addresses are not values."""
+    value = text[start:end]
+    if _WORDS.fullmatch(value) or _EMAIL.fullmatch(value):
+        return None
+    position = start
+    while position > 0 and text[position - 1] in " \t'\"":
+        position -= 1
+    begin = position
+    while begin > 0 and not text[begin - 1].isspace() and text[begin - 1] not in "'\"":
+        begin -= 1
+    if not text.startswith("--", begin):
+        return None
+    return flag_value(text, start, end)

@@ -53,6 +53,12 @@ def _automaton() -> tuple[AhoCorasick, BytesAhoCorasick, list[tuple[Rule, ...]]]
         for anchor in rule.anchors:
             by_anchor.setdefault(anchor, []).append(rule)
     anchors = list(by_anchor)
+    # Leftmost-longest matching reports one anchor per place: where a longer anchor starts with
+    # a shorter one (``SECRET_KEY``, ``SECRET_``), the longer one also tries the shorter's rules.
+    for anchor in anchors:
+        for shorter in anchors:
+            if shorter != anchor and anchor.startswith(shorter):
+                by_anchor[anchor] += [r for r in by_anchor[shorter] if r not in by_anchor[anchor]]
     kind, dfa = MATCHKIND_LEFTMOST_LONGEST, Implementation.DFA
     automaton = AhoCorasick(anchors, matchkind=kind, implementation=dfa)
     ascii_automaton = BytesAhoCorasick(
@@ -151,13 +157,15 @@ class Redactor:
         return self.redact(text) if scope in self.scopes else text
 
     def job(self, job: PendingSummary, scope: Scope) -> PendingSummary:
-        """``job`` with its output, command and query redacted when ``scope`` is on."""
+        """``job`` with every text a model sees (output, tool name, command, query) redacted
+        when ``scope`` is on."""
         if scope not in self.scopes:
             return job
         command, query = job.command, job.query
         return job.model_copy(
             update={
                 "output": self.redact(job.output),
+                "tool_name": self.redact(job.tool_name),
                 "command": command and self.redact(command),
                 "query": query and self.redact(query),
             }

@@ -26,9 +26,12 @@ from tersify.worker.redact.checks import (
     Check,
     azure_secret,
     encoded_pem,
+    flag_value,
     jwt,
     keyword_value,
+    option_value,
     pem_block,
+    random_value,
     trimmed,
 )
 
@@ -81,8 +84,11 @@ def _keyword(word: str) -> re.Pattern[str]:
     """
     return re.compile(
         f"((?i:{word}))"
-        r"(?![A-Za-z0-9_])[\"']?[ \t]*(?:=|:(?=[ \t\"']))[ \t]*"
-        r"(?:\"([^\"\r\n]{1,1000})\"|'([^'\r\n]{1,1000})'|([^\s\"'`,;]{1,1000}))"
+        r"(?![A-Za-z0-9_])(?:\\{0,3}[\"'])?[ \t]*(?:=|:(?=[ \t\"'\\]))[ \t]*"
+        # JSON inside a JSON string (\"v\"), a JSON string with escapes ("a\"b"), 'v', bare v
+        # possessive, the escaped one unrolled: a value that does not close fails at once
+        r"(?:\\{1,3}\"([^\"\\\r\n]{1,1000}+)\\{1,3}\"|\"([^\"\\\r\n]{0,1000}+(?:\\[^\r\n][^\"\\\r\n]{0,1000}+){0,20}+)\""
+        r"|'([^'\r\n]{1,1000}+)'|([^\s\"'`,;\\]{1,1000}+))"
     )
 
 
@@ -246,7 +252,31 @@ def _context_rules() -> list[Rule]:
         rules.append(replace(rule, adjust=keyword_value))
     key = Rule("api_key", _key_words(), _keyword(r"[a-z]+[_.-]?key"), -1, generic=True)
     rules.append(replace(key, adjust=keyword_value))
-    return rules
+    return rules + _command_line_rules()
+
+
+def _command_line_rules() -> list[Rule]:
+    """Secrets on command lines and in keys that only contain a secret's name: ``curl -u
+    user:pass``, ``mysql -pPASS``, ``--password VALUE``, ``SECRET_KEY_BASE=…``."""
+    user = (
+        r"(?<![^\s'\"])(?:-u[ \t]*|--user(?:[ \t]+|=))['\"]?[^\s:'\"@/=-][^\s:'\"@/=]{0,199}:"
+        r"([^\s'\"@]{1,200})(?=[\s'\"]|$)"
+    )
+    mysql = r"(?:mysql|mariadb)[a-z]*[ \t][^\r\n|;&]{0,200}?(?<=[ \t])-p([^\s'\"-][^\s'\"]{2,200})"
+    rules = [
+        _rule("password", ("-u", "--user"), user, 1, adjust=flag_value),
+        _rule("password", ("mysql", "mariadb"), mysql, 1, adjust=flag_value),
+    ]
+    for word in _SECRET_WORDS:
+        flag = rf"(?<=-)(?i:{word})(?![A-Za-z0-9_=:])[ \t]+['\"]?([^\s'\"]{{1,1000}})"
+        rules.append(_rule(keyword_kind(word), _cased(word), flag, 1, adjust=option_value))
+    inner = ("SECRET", "TOKEN", "PASSWORD", "PASSWD", "KEY", "AUTH", "CREDENTIAL", "CREDENTIALS")
+    middle = r"(?:_[A-Z0-9]+){1,4}[ \t]*[=:][ \t]*['\"]?([^\s'\"`,;]{8,1000})"
+    for word in inner:
+        pattern = f"(?<![A-Za-z0-9]){word}{middle}"
+        kind = keyword_kind(word.lower())
+        rules.append(_rule(kind, (f"{word}_",), pattern, 1, adjust=random_value))
+    return [replace(rule, generic=True) for rule in rules]
 
 
 RULES: tuple[Rule, ...] = (

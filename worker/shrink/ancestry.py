@@ -44,7 +44,8 @@ MAX_SCAN = 1500
 """Lines looked at above a line for its ancestors: a header further away is not found."""
 MAX_ANCESTORS = 4
 GENERIC_LEVEL = 5
-_MAX_HOPS = 12  # headers passed over looking for an outer one (hunks on the way to a file)
+_MAX_HOPS = 12
+_SIBLING_SCAN = 200  # headers passed over looking for an outer one (hunks on the way to a file)
 
 
 # Where a header may start, found by fast scans of the whole text (each led by a newline, so
@@ -115,19 +116,18 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     level = doc.indent(index) if lines[index].strip() else 0
     top = index
     floor = max(0, index - scan)
-    i = index - 1
-    block, lead = level, None  # lead: the first line of the block holding ``index``
-    while level > 0 and i >= floor and len(found) < MAX_ANCESTORS:
-        line = lines[i]
-        if line.strip():
-            own = doc.indent(i)
-            if own < level:
-                i = _opener(doc, i, own, floor)
-                found.append(i)
-                level, top = own, i
-            elif own == block and not found:
-                lead = i
-        i -= 1
+    at = index
+    lead = None  # the first line of the block holding ``index``
+    while level > 0 and len(found) < MAX_ANCESTORS:
+        # The parent chain (memoized jumps): each less-indented line above, outward.
+        above = doc.parent(at, floor) if lines[at].strip() else _nonblank_above(doc, at)
+        if above < floor or (at != index and doc.indent(above) >= level):
+            break
+        if not found:
+            lead = _first_sibling(doc, above, index, level)
+        opener = _opener(doc, above, doc.indent(above), floor)
+        found.append(opener)
+        level, top, at = doc.indent(opener), opener, opener
     if lead is not None and found:
         found.append(lead)  # a commit's subject above its message, a docstring, a first key
     # A header's ancestor is not the header before it (a commit is not inside the last one),
@@ -136,7 +136,9 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     below = top
     hops = 0
     while level == 0 and len(found) < MAX_ANCESTORS:
-        header = header_above(doc, below, scan=scan - (index - below))
+        # Headers are indexed once per text: the one heading a line is found however far
+        # above it sits (an ``ls -lR`` folder, a diff's file, a commit above its hunks).
+        header = header_above(doc, below, scan=len(doc))
         if header is None:
             break
         rank = header_level(lines[header])
@@ -151,6 +153,21 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
     if table is not None and table < index and table not in found:
         found.append(table)
     return sorted(found)
+
+
+def _nonblank_above(doc: Doc, index: int) -> int:
+    at = index - 1
+    while at >= 0 and not doc.lines[at].strip():
+        at -= 1
+    return at
+
+
+def _first_sibling(doc: Doc, parent: int, index: int, level: int) -> int | None:
+    """The first line after ``parent`` at ``level`` (the block ``index`` sits in), if any."""
+    for at in range(parent + 1, min(index, parent + _SIBLING_SCAN)):
+        if doc.lines[at].strip() and doc.indent(at) == level:
+            return at
+    return None
 
 
 def _opener(doc: Doc, index: int, level: int, floor: int) -> int:

@@ -13,6 +13,7 @@ from tersify.text.sanitize import lowercase
 # The connectors of ``tree`` output: a line's depth is where its connector sits.
 _TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
 _DEEP_STARTS = frozenset(" \t│|┃├└`")
+_TREE_STARTS = frozenset("│|┃├└`")
 _DIFF_MARKS = frozenset("+- ")
 
 
@@ -46,15 +47,55 @@ class Doc:
         text = self.text
         return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
 
+    def parent(self, index: int, floor: int = 0) -> int:
+        """The nearest non-blank line above ``index`` that is less indented; -1 when there is
+        none at or below line ``floor`` (looked for no further up).
+
+        Found by jumping from parent to parent: the lines between a line and its parent are
+        all deeper than it, so a sibling's known parent skips them (memoized per document;
+        only parents found are remembered, whatever the floor).
+        """
+        memo: dict[int, int] = self.__dict__.setdefault("_parents", {})
+        # A line with no parent down to line B: nothing in [B, line) is less indented than it.
+        clear: dict[int, int] = self.__dict__.setdefault("_clear_down_to", {})
+        known = memo.get(index)
+        if known is not None:
+            return known if known >= floor else -1
+        lines = self.lines
+        level = self.indent(index)
+        at = index - 1
+        siblings = [index]
+        while at >= floor:
+            if not lines[at].strip():
+                at -= 1
+                continue
+            own = self.indent(at)
+            if own < level:
+                for sibling in siblings:
+                    memo[sibling] = at
+                return at
+            if own == level:
+                siblings.append(at)
+            jump = memo.get(at)
+            if jump is None:
+                jump = clear.get(at, at) - 1
+            at = jump
+        for sibling in siblings:
+            clear[sibling] = min(clear.get(sibling, sibling), max(floor, 0))
+        return -1
+
     def indent(self, index: int) -> int:
         """How deep line ``index`` sits: its leading white space, or its ``tree`` connector.
 
         In a diff, a line's depth is its code's: read after the ``+``/``-``/`` `` marker.
         """
-        line = self.lines[index]
-        if line[:1] in _DIFF_MARKS and self.diff:
-            return depth(line[1:])
-        return depth(line)
+        memo: dict[int, int] = self.__dict__.setdefault("_indents", {})
+        known = memo.get(index)
+        if known is None:
+            line = self.lines[index]
+            known = depth(line[1:] if line[:1] in _DIFF_MARKS and self.diff else line)
+            memo[index] = known
+        return known
 
 
 def newlines_before(text: str, offsets: list[int]) -> list[int]:
@@ -73,6 +114,9 @@ def depth(line: str) -> int:
     """The indentation of ``line``; a ``tree`` line is as deep as its connector."""
     if not line or line[0] not in _DEEP_STARTS:
         return 0
+    stripped = line.lstrip(" \t")
+    if stripped[:1] not in _TREE_STARTS:
+        return len(line) - len(stripped)  # no tree art before the text: plain indentation
     head = line[:160]
     for connector in _TREE_CONNECTORS:
         at = head.find(connector)

@@ -15,13 +15,20 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tersify.contract import ToolType
 from tersify.text.signals import Kind
 from tersify.worker.shrink.ancestry import ancestors, header_above
+from tersify.worker.shrink.candidate import Candidate
 from tersify.worker.shrink.diversity import rarity, shape
 from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.evidence import (
+    RARE_TERM_WEIGHT,
+    focused_candidates,
+    query_weights,
+    severity_candidates,
+)
 from tersify.worker.shrink.extremes import extreme_lines, intent
 from tersify.worker.shrink.query import compound_terms, query_terms
 from tersify.worker.shrink.records import record
@@ -46,20 +53,8 @@ ANCESTRY_SCAN = 1500
 ``_BIG_DOC_LINES`` lines, where picks are spread far apart and looking costs the most)."""
 _BIG_DOC_LINES = 20_000
 _PARENT_SCAN = 20
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A line worth showing, how much it is worth, and the lines it brings when taken."""
-
-    anchor: int
-    weight: float
-    snippet: str | None = None  # the anchor's window when the anchor line is very long
-    note: str = ""  # shown after the anchor: "(×12 similar)"
-    span: tuple[int, int] | None = None  # the lines to show; None: the anchor's record
-    record_lines: int = 8  # the longest record read around the anchor
-
-
+FOCUSED_EDGES = 0.3
+"""What is left of the fixed head and tail when the query's evidence is found in the middle."""
 RECORD_CHARS = 700
 """The longest record read around an anchor at the local budgets."""
 RECORD_SCALE_CHARS = 8000
@@ -163,9 +158,10 @@ def choose(
     extra: Iterable[Candidate] = (),
 ) -> dict[int, str]:
     """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
+    pool = [*candidates(doc, tool_type, query), *extra]
+    plan = follow_evidence(plan, pool)
     picker = _Picker(doc, plan, prose=tool_type is ToolType.WEB_CONTENT)
     _take_edges(picker, plan)
-    pool = [*candidates(doc, tool_type, query), *extra]
     misses = 0
     for candidate in sorted(pool, key=lambda c: (-c.weight, c.anchor)):
         if not _take(picker, candidate):
@@ -175,6 +171,15 @@ def choose(
     picker.fit()
     _fill(picker, plan)
     return picker.shown
+
+
+def follow_evidence(plan: Plan, pool: Iterable[Candidate]) -> Plan:
+    """``plan`` with its fixed head and tail cut to ``FOCUSED_EDGES`` of them when the query's
+    evidence was found in a block: the budget goes to the middle where the answer is."""
+    if not any(c.focused for c in pool):
+        return plan
+    head, tail = int(plan.head * FOCUSED_EDGES), int(plan.tail * FOCUSED_EDGES)
+    return replace(plan, head=head, tail=tail)
 
 
 def _take(picker: _Picker, candidate: Candidate) -> bool:
@@ -203,7 +208,7 @@ def _take(picker: _Picker, candidate: Candidate) -> bool:
     whole[candidate.anchor] = anchor + candidate.note
     room = picker.plan.budget - picker.used
     size = sum(len(t) + 1 for t in whole.values())
-    if (size <= room // 4 or candidate.weight == float("inf")) and picker.add(
+    if (size <= room * candidate.share or candidate.weight == float("inf")) and picker.add(
         whole, candidate.weight
     ):
         return True
@@ -312,7 +317,8 @@ def salient(doc: Doc, tool_type: ToolType, query: str | None) -> list[Salient]:
     )
     key = (tool_type, query)
     if key not in cache:
-        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low)
+        weights = query_weights(doc, query)
+        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low, weights=weights)
     return cache[key]
 
 
@@ -320,9 +326,13 @@ def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candida
     """Every line worth showing with its record and worth (see the module docstring)."""
     items = salient(doc, tool_type, query)
     terms = frozenset(t for t in query_terms(query) if len(t) >= 4)
-    found = _folded(doc, items, terms)
+    weights = query_weights(doc, query).weights
+    rare = frozenset(t for t, w in weights.items() if w >= RARE_TERM_WEIGHT)
+    found = _folded(doc, items, terms, rare)
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
+    found.extend(focused_candidates(doc, items, query_weights(doc, query)))
+    found.extend(severity_candidates(doc, query))
     return found
 
 
@@ -348,19 +358,26 @@ def _extremes(doc: Doc, query: str | None) -> list[Candidate]:
     return found[:EXTREMES_SHOWN]
 
 
-def _folded(doc: Doc, items: list[Salient], terms: frozenset[str]) -> list[Candidate]:
+def _folded(
+    doc: Doc, items: list[Salient], terms: frozenset[str], rare: frozenset[str] = frozenset()
+) -> list[Candidate]:
     """Salient lines as candidates; diagnostics of one shape folded, rare shapes raised.
 
     A query line holding a term as a whole field ("openssl" between spaces, not inside
     "libcurl4-openssl-dev") is raised: it is likely the line named, not one mentioning it.
+    A line holding one of the query's ``rare`` terms is never folded into its look-alikes: it
+    is the one asked about, and it marks evidence in the middle (``follow_evidence``).
     """
     groups: dict[str, list[Salient]] = {}
     found: list[Candidate] = []
     for item in items:
-        if item.kind is Kind.QUERY:
+        low = item.text.lower()
+        named = bool(rare) and any(term in low for term in rare)
+        if item.kind is Kind.QUERY or named:
             candidate = _candidate(item)
-            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(item.text.lower())):
+            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(low)):
                 candidate.weight += FIELD_BONUS
+            candidate.focused = named
             found.append(candidate)
         else:
             # Lines of one shape under parents of different shapes (the locations of two

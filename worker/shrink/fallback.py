@@ -8,6 +8,8 @@ baseline it is measured against.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tersify.contract import LineRange, ToolType
 from tersify.text.sanitize import sanitize
 from tersify.worker.shrink.engine import Plan, shrink_lines
@@ -95,6 +97,22 @@ MODEL_FRAME_SHARE = 0.4
 """Of the model's input cap, what the head and the tail of a longer output hold fixed."""
 
 
+def model_plan(
+    tool_type: ToolType, limit: int, numbered: Callable[[int, str], str] | None = None
+) -> Plan:
+    """How ``model_view`` cuts: ``limit`` chars, the type's head and tail held fixed; lines
+    shown as ``numbered`` makes them (the cost of a label is counted)."""
+    ratio = HEAD_RATIO.get(tool_type, 0.5)
+    frame = limit * MODEL_FRAME_SHARE
+    return Plan(
+        limit,
+        head=int(frame * ratio),
+        tail=int(frame * (1 - ratio)),
+        head_share=ratio,
+        numbered=numbered,
+    )
+
+
 def model_view(text: str, tool_type: ToolType, limit: int, query: str | None = None) -> str:
     """What a model reads of an output longer than its input cap (``limit`` chars).
 
@@ -104,7 +122,4 @@ def model_view(text: str, tool_type: ToolType, limit: int, query: str | None = N
     """
     if len(text) <= limit:
         return text
-    ratio = HEAD_RATIO.get(tool_type, 0.5)
-    frame = limit * MODEL_FRAME_SHARE
-    plan = Plan(limit, head=int(frame * ratio), tail=int(frame * (1 - ratio)), head_share=ratio)
-    return shrink_lines(as_doc(text, tool_type), tool_type, query, plan)
+    return shrink_lines(as_doc(text, tool_type), tool_type, query, model_plan(tool_type, limit))

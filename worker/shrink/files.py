@@ -14,10 +14,14 @@ from dataclasses import dataclass
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.signals import Kind
+from tersify.worker.shrink.candidate import Candidate
 from tersify.worker.shrink.document import Doc, newlines_before
-from tersify.worker.shrink.engine import Candidate, Plan, salient, shrink_lines
+from tersify.worker.shrink.engine import Plan, choose, salient, shrink_lines
+from tersify.worker.shrink.evidence import query_weights
 from tersify.worker.shrink.hashlines import line_hash, source_lines
-from tersify.worker.shrink.render import gap_marker
+from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
+from tersify.worker.shrink.render import MARKER_COST, render
+from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.textcut import clip
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
@@ -42,6 +46,7 @@ DEFINITION_WEIGHT = 1.5
 OUTLINE_CHARS = 256 * 1024
 """Definitions are looked for in this much of a file (its start)."""
 _BEFORE, _AFTER = 4, 12
+_WINDOWS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,10 @@ class FileView:
         if self.printed is not None and shown == self.doc.lines[index]:
             shown = self.printed[index]
         return f"{self.numbers[index]}#{line_hash(self.doc.lines[index])}|{shown}"
+
+    def numbered(self) -> NumberedLines:
+        """The file's lines as a model reads and quotes them: by number, as hashlines."""
+        return NumberedLines(self.doc.lines, self.numbers, self.hashline)
 
 
 def file_view(text: str) -> FileView:
@@ -83,10 +92,23 @@ def relevant_range(view: FileView, query: str | None, wanted: LineRange | None) 
         return range(start, max(start, bisect_right(view.numbers, wanted.end)))
     matches = [i for i in salient(view.doc, ToolType.FILE_CONTENT, query) if i.kind is Kind.QUERY]
     if matches:
-        best = max(matches, key=lambda s: (s.weight, -s.start)).number - 1
+        best = _densest(view.doc, matches[:_WINDOWS], query)
         return range(max(0, best - _BEFORE), min(count, best + _AFTER))
     third = count // 3
     return range(third, max(third, count - third))
+
+
+def _densest(doc: Doc, matches: list[Salient], query: str | None) -> int:
+    """The match whose window of lines holds the most of the query (each term once, by its
+    weight): the region a question is about, not the single line that best echoes it."""
+    weights = query_weights(doc, query).weights
+
+    def held(item: Salient) -> tuple[float, float, int]:
+        line = item.number - 1
+        window = "\n".join(doc.lines[max(0, line - _BEFORE) : line + _AFTER]).lower()
+        return (sum(w for t, w in weights.items() if t in window), item.weight, -item.start)
+
+    return max(matches, key=held).number - 1
 
 
 def range_candidate(view: FileView, lines: range, room: int) -> Candidate | None:
@@ -114,24 +136,33 @@ def definition_candidates(view: FileView) -> list[Candidate]:
     return [Candidate(i, DEFINITION_WEIGHT, span=(i, i + 1)) for i in view.definitions]
 
 
+def range_quote(view: FileView, lines: range, room: int) -> Quote:
+    """The relevant range as a quote of at most ``room`` chars: whole when it fits, else cut
+    around its centre, the lines cut off at either end counted (``worker.shrink.quotes``)."""
+    source = view.numbered()
+    # Each line costs at least a few chars: a range far over the room is not rendered whole.
+    if len(lines) * 4 <= room:
+        whole = Quote(frozenset(lines), lines)
+        if len(whole.text(source)) <= room:
+            return whole
+    chosen = range_candidate(view, lines, room - 2 * MARKER_COST)
+    if chosen is None or chosen.span is None:
+        return NO_QUOTE
+    quote = Quote(frozenset(range(*chosen.span)), lines)
+    # The centre line alone may be longer than the room: then nothing is quoted.
+    return quote if len(quote.text(source)) <= room else NO_QUOTE
+
+
 def range_text(view: FileView, lines: range, room: int) -> str:
     """The relevant range as hashlines, cut around its centre to ``room`` chars, gaps counted."""
-    chosen = range_candidate(view, lines, room)
-    if chosen is None or chosen.span is None:
-        return ""
-    start, end = chosen.span
-    shown = [view.hashline(i, view.doc.lines[i]) for i in range(start, end)]
-    if start > lines.start:
-        shown.insert(0, gap_marker(start - lines.start))
-    if end < lines.stop:
-        shown.append(gap_marker(lines.stop - end))
-    return "\n".join(shown)
+    return range_quote(view, lines, room).text(view.numbered())
 
 
 def file_part(
     view: FileView, start: int, stop: int, room: int, query: str | None
-) -> tuple[str, bool]:
-    """Lines ``[start, stop)`` of a file as hashlines in ``room`` chars; whether they were cut.
+) -> tuple[str, list[int], bool]:
+    """Lines ``[start, stop)`` of a file as hashlines in ``room`` chars: the text, the indices
+    of the lines it shows, and whether it was cut.
 
     Cut by the engine, with the part's definitions among the candidates: what a model needs
     to describe the part's structure.
@@ -143,16 +174,17 @@ def file_part(
 
     whole = "\n".join(numbered(i, line) for i, line in enumerate(lines))
     if len(whole) <= room:
-        return whole, False
+        return whole, list(range(start, stop)), False
     extra = [
         Candidate(i - start, DEFINITION_WEIGHT, span=(i - start, i - start + 1))
         for i in view.definitions
         if start <= i < stop
     ]
     plan = Plan(room, head=room // 8, tail=room // 12, head_share=0.7, numbered=numbered)
-    return shrink_lines(
-        Doc("\n".join(lines)), ToolType.FILE_CONTENT, query, plan, extra=extra
-    ), True
+    part = Doc("\n".join(lines))
+    shown = choose(part, ToolType.FILE_CONTENT, query, plan, extra=extra)
+    text = render(part.lines, shown, numbered=numbered)
+    return text, sorted(start + i for i in shown), True
 
 
 def summarize_file(

@@ -1,4 +1,5 @@
-"""Hashlines: ``LINE#HH|text``, a line number plus a short content hash an agent can edit by."""
+"""Numbered lines: ``LINE#HH|text`` hashlines (a line number plus a short content hash an agent
+can edit by) for files, ``LINE|text`` for every other output."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ def line_hash(line: str) -> str:
 def hashline(number: int, line: str) -> str:
     """One line as ``LINE#HH|text``."""
     return f"{number}#{line_hash(line)}|{line}"
+
+
+def numbered_line(number: int, line: str) -> str:
+    """One line as ``LINE|text``: how a model reads (and quotes) the lines of any other output."""
+    return f"{number}|{line}"
 
 
 @dataclass(frozen=True, slots=True)

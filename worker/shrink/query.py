@@ -3,6 +3,10 @@
 Terms are taken as agents write them: a dotted name (``safe.directory``), a path, a flag
 (``--no-cache``), an arrow (``a->b``), a version (``2.31.0``), a quoted phrase, an emoji or a
 CJK word is one term, matched whole; the plain words in it count as well, for a weaker match.
+Words are matched inside identifiers ("heap" in ``MaxHeapSize``, "upload" in
+``upload_max_filesize``), and a run of two or three words is also matched as the identifier it
+would spell ("keep alive timeout" as ``keepAliveTimeout`` or ``keep_alive_timeout``); a
+hyphenated term also matches without its hyphens ("SHA-256" in ``SHA256``).
 """
 
 from __future__ import annotations
@@ -21,8 +25,12 @@ _CJK_RUN = re.compile(
     r"[\u4e00-\u9fff\u3400-\u4dbf]+|[\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]+|[\uac00-\ud7af]+"
 )
 _HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]")
-_MAX_TERMS = 12
+_MAX_TERMS = 20
 _MAX_COMPOUNDS = 6
+_MAX_JOINED = 6
+_MIN_JOINED = 7
+_ASCII_WORD = re.compile(r"[a-z0-9_]+|\|")
+_HYPHEN_INSIDE = re.compile(r"(?<=[a-z0-9])-(?=[a-z0-9])")
 # A quoted phrase, a --flag, or a word joined to another by . / : -> :: = @ + # \ - (a name,
 # a path, a version, an arrow); outer punctuation is not part of it.
 _COMPOUND = re.compile(
@@ -82,7 +90,35 @@ def compound_terms(query: str | None) -> tuple[str, ...]:
         if len(term) >= 3 and not term.isdigit():
             found.append(term)
     found.extend(_SYMBOLS.findall(low))
+    # "SHA-256" is also written "SHA256", "x86-64" also "x86_64": match the hyphen-free form.
+    for term in list(found):
+        if "-" in term.strip("-"):
+            found.extend((_HYPHEN_INSIDE.sub("", term), _HYPHEN_INSIDE.sub("_", term)))
     return tuple(dict.fromkeys(found))[:_MAX_COMPOUNDS]
+
+
+def joined_terms(query: str | None) -> tuple[str, ...]:
+    """Runs of two or three query words spelled as one identifier ("maxheapsize",
+    "max_heap_size"), for identifiers that join the words the agent wrote apart."""
+    if not query:
+        return ()
+    found: list[str] = []
+    run: list[str] = []
+    low = lowercase(query)
+    for term in compound_terms(query):
+        low = low.replace(term, " | ")  # a dotted name or a path is a term of its own
+    for word in [*_ASCII_WORD.findall(low), ""]:
+        # An identifier the agent wrote ("parse_value") is a term already: it ends a run.
+        if len(word) >= 2 and word not in STOPWORDS and word.isalpha():
+            run.append(word)
+            continue
+        # A run of two or three words as a whole; a longer run as its three-word windows.
+        windows = [run] if len(run) <= 3 else [run[i : i + 3] for i in range(len(run) - 2)]
+        for parts in windows:
+            if len(parts) >= 2 and len("".join(parts)) >= _MIN_JOINED:
+                found.extend(("".join(parts), "_".join(parts)))
+        run = []
+    return tuple(dict.fromkeys(found))[:_MAX_JOINED]
 
 
 def query_terms(query: str | None) -> tuple[str, ...]:
@@ -106,9 +142,10 @@ def query_terms(query: str | None) -> tuple[str, ...]:
         if len(word) < 3 and not (len(word) == 2 and any(c.isdigit() for c in word)):
             continue
         terms.append(_stem(word))
-    unique = [t for t in dict.fromkeys(terms) if t not in compounds]
+    joined = tuple(t for t in joined_terms(query) if t not in compounds)
+    unique = [t for t in dict.fromkeys(terms) if t not in compounds and t not in joined]
     unique.sort(key=len, reverse=True)
-    return (*compounds, *unique)[:_MAX_TERMS]
+    return tuple(dict.fromkeys((*compounds, *unique, *joined)))[:_MAX_TERMS]
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,9 +181,17 @@ def _traceback_lines(text: str, start: int) -> list[tuple[int, int, Kind]]:
 
 
 def find_salient(
-    text: str, tool_type: ToolType, query: str | None = None, *, low: str | None = None
+    text: str,
+    tool_type: ToolType,
+    query: str | None = None,
+    *,
+    low: str | None = None,
+    weights: TermWeights | None = None,
 ) -> list[Salient]:
-    """Salient lines of (sanitized) ``text``, identical ones folded, most important first."""
+    """Salient lines of (sanitized) ``text``, identical ones folded, most important first.
+
+    ``weights`` are the query's term weights when the caller has them (``units`` of ``text``).
+    """
     low = lowercase(text) if low is None else low
     hits = _Hits(low)
     spans: dict[int, tuple[int, Kind, int]] = {}
@@ -213,7 +221,7 @@ def find_salient(
         # In per-file match counts the biggest ones are what "where is most of it" asks for.
         for start, end in top_counts(text)[:40]:
             add(start, end, Kind.PROBLEM, start)
-    return _score(text, hits, spans, query)
+    return _score(text, hits, spans, query, weights)
 
 
 def _add_command_lines(text: str, low: str, add: Callable[[int, int, Kind, int], None]) -> None:
@@ -296,15 +304,25 @@ class _Entry:
     shown: tuple[int, int, str, float] | None = None
 
 
+def units_of(text: str) -> int:
+    """How many lines a text counts as for term weights (a long line counts as several)."""
+    return max(text.count("\n") + 1, len(text) // 120)
+
+
 def _score(
-    text: str, hits: _Hits, spans: dict[int, tuple[int, Kind, int]], query: str | None
+    text: str,
+    hits: _Hits,
+    spans: dict[int, tuple[int, Kind, int]],
+    query: str | None,
+    known: TermWeights | None = None,
 ) -> list[Salient]:
     """Fold identical lines, add the lines that match the query, weigh everything."""
     low = hits.low
     terms = query_terms(query)
-    weights = TermWeights()
-    units = max(text.count("\n") + 1, len(text) // 120)
-    if terms:
+    weights = TermWeights() if known is None else known
+    units = units_of(text)
+    mean = len(text) / units
+    if terms and known is None:
         weights = weigh_terms(terms, low, units, hits.count)
     entries: dict[str, _Entry] = {}
     for start in sorted(spans):
@@ -332,6 +350,7 @@ def _score(
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
             q = weights.score(low[lo:hi]) if weights else 0.0
+        q *= length_norm(hi - lo, mean)
         # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
         # it outranks the generic errors a log is full of; common terms add little.
         rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
@@ -343,6 +362,18 @@ def _score(
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count))
     items.sort(key=lambda s: (-s.weight, s.start))
     return items
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def length_norm(length: int, mean: float) -> float:
+    """BM25's length normalization of one match (term frequency 1), scaled to 1 at the mean
+    line length: a short line holding a term (a setting, a term being defined, a heading)
+    outranks a long line of prose that mentions it."""
+    ratio = length / mean if mean > 0 else 1.0
+    return (1.0 + BM25_K1) / (1.0 + BM25_K1 * (1.0 - BM25_B + BM25_B * ratio))
 
 
 def _add_query_lines(

@@ -32,11 +32,20 @@ class Table:
         return cells[column].strip() if column < len(cells) else None
 
     def column_named(self, terms: tuple[str, ...]) -> int | None:
-        """The first column whose name holds one of ``terms`` or is held in one."""
-        for term in terms:
-            for index, name in enumerate(self.columns):
-                if name and (term in name or name in term):
-                    return index
+        """The column a term names: named exactly, else holding the term, else held in it.
+
+        A short name is only matched exactly: "id" is not the column "paid" asks about.
+        """
+        tests = (
+            lambda term, name: term == name,
+            lambda term, name: term in name,
+            lambda term, name: len(name) >= 4 and name in term,
+        )
+        for matches in tests:
+            for term in terms:
+                for index, name in enumerate(self.columns):
+                    if name and matches(term, name):
+                        return index
         return None
 
 
@@ -60,7 +69,8 @@ def _find(doc: Doc) -> Table | None:
     if len(rows) < 4:
         return None
     first = doc.lines[rows[0]]
-    if depth(first) > 0 or first.strip()[:1].isdigit():
+    # A table may be padded by a space or two (psql's aligned output); code is indented more.
+    if depth(first) > 2 or first.strip()[:1].isdigit():
         return None
     body = [doc.lines[i] for i in rows[1:] if not _RULE.match(doc.lines[i])]
     for delimiter in (",", "\t", "|", "aligned"):

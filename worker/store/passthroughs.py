@@ -1,23 +1,28 @@
 """Passthrough outputs into the session log: producers queue them, any worker writes them.
 
-A passthrough never reaches a worker as a job, so the producer pushes the output and its result
-onto ``tersify:sessionlog:pending``. A worker's chore takes a batch atomically into the
-``inflight`` set, appends each to its session's log (the output once per job id, as for jobs),
-then removes them; a batch left in flight by a worker that died is returned to the list after
-``STALE_SECONDS`` and written again, which readers de-duplicate by ``(kind, job_id)``.
+A passthrough never reaches a worker as a job, so the producer queues its job id, with the
+output and its result stored beside it (``tersify.store.passthroughs``: bounded in bytes, with
+a TTL). A worker's chore takes a batch of ids atomically into the ``inflight`` set, appends each
+entry to its session's log (the output once per job id, as for jobs), then releases them; a
+batch left in flight by a worker that died is returned to the list after ``STALE_SECONDS`` and
+written again, which readers de-duplicate by ``(kind, job_id)``. An entry whose session was
+forgotten after the job was made (the entry deleted, or the session's tombstone newer) is
+never written.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import redis
 import structlog
 from pydantic import ValidationError
 
 from tersify.contract import PendingSummary, SummaryResult
-from tersify.store import keys
+from tersify.store import keys, passthroughs, sessions
+from tersify.store.commands import execute
 from tersify.worker.store.sessionlog import SessionLog
 
 log = structlog.get_logger("tersify.sessionlog")
@@ -62,19 +67,26 @@ class PassthroughLog:
             )
             if not batch:
                 break
-            for entry in batch:
-                self._write(entry)
-            self._redis.zrem(keys.PASSTHROUGH_LOGGING, *batch)
-            written += len(batch)
+            ids = [i.decode() if isinstance(i, bytes) else str(i) for i in batch]
+            entries: Any = self._redis.mget([keys.passthrough_entry(i) for i in ids])
+            written += sum(self._write(entry) for entry in entries)
+            execute(self._redis, passthroughs.done(ids))
         return written
 
-    def _write(self, entry: bytes) -> None:
+    def _write(self, entry: bytes | None) -> bool:
+        """Write one entry to its session's log; False when it is gone, invalid or forgotten."""
+        if entry is None:
+            return False  # forgotten, or expired while no worker drained
         try:
             record = json.loads(entry)
             job = PendingSummary.model_validate(record["job"])
-            result = SummaryResult.model_validate(record["result"])
+            result = SummaryResult.model_validate({"text": job.output, **record["result"]})
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             log.error("passthrough_log_entry_invalid", error=type(exc).__name__)
-            return
+            return False
+        tombstone = self._redis.get(keys.forgotten(job.session_id))
+        if sessions.dropped(tombstone, int(job.created_at.timestamp() * 1000)):
+            return False
         self._log.append_output(job)  # once per job id
         self._log.append_result(result)  # again only after a crash; readers de-duplicate
+        return True

@@ -24,7 +24,7 @@ from tersify.worker.store.writebehind import WriteBehind
 from tersify.worker.summarize.summarizer import Outcome
 
 # Bump when a prompt changes in a way that should not reuse older answers.
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
 
 # The message header fields that shape the model's request besides the output itself (the tool
 # type follows from the tool name, the command and the output).

@@ -19,13 +19,22 @@ from tersify.contract import FallbackReason, PendingSummary
 from tersify.errors import ProviderError
 from tersify.settings import Settings
 from tersify.text.sanitize import sanitize
-from tersify.worker.summarize.prompts import CUT_NOTE, FOCUS, SYSTEM_TEMPLATE
+from tersify.worker.summarize.prompts import (
+    CUT_NOTE,
+    FLAG_RULE,
+    FOCUS,
+    PROSE_RULES,
+    QUOTE_RULE,
+    SYSTEM_TEMPLATE,
+)
 
 log = structlog.get_logger(__name__)
 
 # Text the model got as instructions, not data: claims copied from it (the "L123:" example of the
 # cut note, say) are not inventions.
-INSTRUCTIONS = "\n".join([SYSTEM_TEMPLATE, CUT_NOTE, *FOCUS.values()])
+INSTRUCTIONS = "\n".join(
+    [SYSTEM_TEMPLATE, CUT_NOTE, QUOTE_RULE, FLAG_RULE, *PROSE_RULES.values(), *FOCUS.values()]
+)
 
 # Each look-up scans the whole output (up to 16 MB); past this many claims the verdict is clear.
 MAX_CLAIMS = 100
@@ -181,7 +190,8 @@ def unsupported(answer: str, source: Source) -> list[Claim]:
 
 def job_source(job: PendingSummary, settings: Settings) -> Source:
     """Everything the model saw for ``job``: output, header fields, instructions and caps."""
-    sizes = f"{settings.max_summary_chars} {settings.max_model_input_chars}"
+    caps = (settings.max_summary_chars, settings.max_model_input_chars, settings.max_quote_chars)
+    sizes = " ".join(str(n) for n in caps)
     return Source.of(job.output, job.tool_name, job.command, job.query, INSTRUCTIONS, sizes)
 
 

@@ -1,10 +1,15 @@
-"""Turn one job into summary text: the model when one is configured, else the local methods."""
+"""Turn one job into summary text: the model when one is configured, else the local methods.
+
+A model's answer is prose plus the numbers of the lines that are its evidence; the worker checks
+it, copies those lines exactly, and sends a refused answer back once with the reason before it
+falls back (``worker.summarize.answers``).
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
@@ -12,11 +17,13 @@ from tersify.contract import FallbackReason, Method, PendingSummary, ToolType
 from tersify.errors import ProviderError
 from tersify.settings import Settings
 from tersify.worker.model.calls import Route, ask
+from tersify.worker.model.providers.base import Completion, Correction
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink.extractive import extract
 from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.summarize.answers import compose, read_answer
 from tersify.worker.summarize.grounding import check_grounding
-from tersify.worker.summarize.prompts import build_request, spliced
+from tersify.worker.summarize.prompts import SummaryPrompt, build_request
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -85,47 +92,113 @@ def summarize(
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
     sent = (redactor or Redactor(Scope.parse(settings.redact))).job(job, Scope.MODEL)
-    request = build_request(
+    prompt = build_request(
         sent,
         tool_type,
         max_input_chars=settings.max_model_input_chars,
         max_summary_chars=settings.max_summary_chars,
         max_verbatim_chars=settings.max_verbatim_chars,
+        max_quote_chars=settings.max_quote_chars,
     )
-    deadline = time.monotonic() + remaining
+    first_model = job.options.model if job.options is not None else None
     try:
-        answer = ask(
-            routes,
-            request,
-            deadline=deadline,
-            settings=settings,
-            check=lambda completion: check_answer(completion.text.strip(), sent, settings),
-            first_model=job.options.model if job.options is not None else None,
-        )
+        return ask_model(prompt, sent, routes, settings, time.monotonic() + remaining, first_model)
     except ProviderError as error:
         return fallback_outcome(job, tool_type, settings, error)
-    completion = answer.completion
-    text = completion.text.strip()
-    if request.splice:
-        text = spliced(text, request.splice)  # a file's relevant range, verbatim, between
+
+
+class AnswerCheck:
+    """Reads and checks each answer to one prompt (``ask``'s ``check``): keeps the summary
+    built from the answer it accepts, every answer's usage, and the answer it last refused."""
+
+    def __init__(self, prompt: SummaryPrompt, job: PendingSummary, settings: Settings) -> None:
+        self.prompt = prompt
+        self.job = job
+        self.settings = settings
+        self.text = ""
+        self.completions: list[Completion] = []
+        self.refused: tuple[Completion, ProviderError] | None = None
+
+    def __call__(self, completion: Completion) -> None:
+        """Accept ``completion`` (its summary kept in ``text``) or raise why not."""
+        self.completions.append(completion)
+        try:
+            self.text = self.summary(completion)
+        except ProviderError as error:
+            self.refused = (completion, error)
+            raise
+
+    def summary(self, completion: Completion) -> str:
+        """The summary an answer makes: checked prose, then the lines it quotes, exactly."""
+        answer = read_answer(completion, self.prompt.shape, self.prompt.view)
+        check_answer(answer.prose_text, self.job, self.settings)
+        text = compose(answer, self.prompt.view, self.settings.max_quote_chars)
+        if len(text) >= len(self.job.output):
+            raise ProviderError(
+                FallbackReason.OVERSIZED, "the summary is not shorter than the output: say less"
+            )
+        if answer.needs_full_output:
+            log.info("summary_needs_full_output")
+        return text
+
+    def tokens(self, field: str) -> int | None:
+        """A usage count summed over every answer (None when no answer reported it)."""
+        counts = [getattr(c, field) for c in self.completions if getattr(c, field) is not None]
+        return sum(counts) if counts else None
+
+
+def ask_model(
+    prompt: SummaryPrompt,
+    job: PendingSummary,
+    routes: Sequence[Route],
+    settings: Settings,
+    deadline: float,
+    first_model: str | None,
+) -> Outcome:
+    """The model's summary of ``job``; an answer refused is sent back once with the reason."""
+    check = AnswerCheck(prompt, job, settings)
+    request = prompt.request
+    for attempt in (1, 2):
+        try:
+            answer = ask(
+                routes,
+                request,
+                deadline=deadline,
+                settings=settings,
+                check=check,
+                first_model=first_model,
+            )
+            break
+        except ProviderError as error:
+            refused, check.refused = check.refused, None
+            if attempt == 2 or refused is None or refused[1] is not error:
+                raise
+            log.info("summary_answer_refused", reason=error.reason.value, detail=error.detail)
+            request = replace(request, correction=Correction(refused[0], correction(error)))
     return Outcome(
-        text=text,
+        text=check.text,
         method=Method.LLM,
         provider=answer.route.provider.name,
-        model=completion.model,
-        input_tokens=completion.input_tokens,
-        output_tokens=completion.output_tokens,
+        model=answer.completion.model,
+        input_tokens=check.tokens("input_tokens"),
+        output_tokens=check.tokens("output_tokens"),
+    )
+
+
+def correction(error: ProviderError) -> str:
+    """What the model is told of its refused answer."""
+    return (
+        f"That answer was refused: {error.detail}. Answer again with the whole JSON object, "
+        "corrected."
     )
 
 
 def check_answer(text: str, job: PendingSummary, settings: Settings) -> None:
-    """Refuse an answer that is empty, over the summary cap, or no shorter than the input."""
-    if not text:
-        raise ProviderError(FallbackReason.EMPTY, "the model answered with no text")
+    """Refuse an answer's prose over the summary cap, or making claims the output lacks."""
     if len(text) > settings.max_summary_chars:
         raise ProviderError(
-            FallbackReason.OVERSIZED, f"{len(text)} chars; the cap is {settings.max_summary_chars}"
+            FallbackReason.OVERSIZED,
+            f"the prose is {len(text)} chars; the cap is {settings.max_summary_chars}",
         )
-    if len(text) >= len(job.output):
-        raise ProviderError(FallbackReason.OVERSIZED, "the answer is not shorter than the input")
-    check_grounding(text, job, settings)
+    if text:
+        check_grounding(text, job, settings)

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from tersify.settings import ProviderName, Settings
 from tersify.worker.model.providers.anthropic import AnthropicProvider
-from tersify.worker.model.providers.base import Completion, ModelRequest, Provider
+from tersify.worker.model.providers.base import (
+    AnswerFormat,
+    Completion,
+    Correction,
+    ModelRequest,
+    Provider,
+)
 from tersify.worker.model.providers.openai import OpenAIProvider
 from tersify.worker.model.providers.pool import ClientPool
 
@@ -33,14 +39,17 @@ def make_provider(
             model or settings.openai_model,
             connect_timeout=settings.model_connect_timeout_seconds,
             pool_size=pool_size,
+            response_format=settings.openai_response_format,
         )
     return None
 
 
 __all__ = [
+    "AnswerFormat",
     "AnthropicProvider",
     "ClientPool",
     "Completion",
+    "Correction",
     "ModelRequest",
     "OpenAIProvider",
     "Provider",

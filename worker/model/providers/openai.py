@@ -1,11 +1,23 @@
-"""OpenAI Chat Completions, or any server that speaks it: ``POST {base_url}/chat/completions``."""
+"""OpenAI Chat Completions, or any server that speaks it: ``POST {base_url}/chat/completions``.
+
+A request with an ``AnswerFormat`` asks for it by ``response_format``, as the server supports:
+``json_schema`` (strict structured output: OpenAI, vLLM, recent Ollama), ``json_object`` (any
+JSON object; the prompt describes the fields), or ``text`` (nothing asked: for servers that
+refuse the parameter; the answer is parsed out of the text). A correction replays the refused
+answer as the assistant's turn and the refusal as the user's.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Literal
 
-from tersify.worker.model.providers.base import Completion, ModelRequest
+from pydantic import SecretStr
+
+from tersify.worker.model.providers.base import AnswerFormat, Completion, ModelRequest
 from tersify.worker.model.providers.http import HttpProvider, malformed, optional_int
+
+ResponseFormat = Literal["json_schema", "json_object", "text"]
 
 
 class OpenAIProvider(HttpProvider):
@@ -14,15 +26,50 @@ class OpenAIProvider(HttpProvider):
     path = "/chat/completions"
     name = "openai"
 
+    def __init__(
+        self,
+        api_key: SecretStr | None,
+        base_url: str,
+        model: str,
+        *,
+        connect_timeout: float,
+        pool_size: int,
+        response_format: ResponseFormat = "json_schema",
+    ) -> None:
+        super().__init__(
+            api_key, base_url, model, connect_timeout=connect_timeout, pool_size=pool_size
+        )
+        self.response_format = response_format
+
     def _body(self, request: ModelRequest) -> dict[str, Any]:
-        return {
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": request.system},
+            {"role": "user", "content": request.user},
+        ]
+        if request.correction is not None:
+            answer = request.correction.answer
+            said = answer.text.strip() or (json.dumps(answer.data) if answer.data else "")
+            messages.append({"role": "assistant", "content": said or "(no answer)"})
+            messages.append({"role": "user", "content": request.correction.error})
+        body: dict[str, Any] = {
             "model": request.model or self.model,
             "max_tokens": request.max_tokens,
-            "messages": [
-                {"role": "system", "content": request.system},
-                {"role": "user", "content": request.user},
-            ],
+            "messages": messages,
         }
+        if request.answer_format is not None and self.response_format != "text":
+            body["response_format"] = self._format(request.answer_format)
+        return body
+
+    def _format(self, answer: AnswerFormat) -> dict[str, Any]:
+        if self.response_format == "json_object":
+            return {"type": "json_object"}
+        schema = {
+            "name": answer.name,
+            "description": answer.description,
+            "schema": dict(answer.schema),
+            "strict": True,
+        }
+        return {"type": "json_schema", "json_schema": schema}
 
     def _api_headers(self) -> dict[str, str]:
         # Local OpenAI-compatible servers need no key; send none rather than an empty bearer.

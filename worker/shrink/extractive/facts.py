@@ -21,7 +21,7 @@ _COUNT_ROW = re.compile(r"^((?:\./)?[^\s:][^:\n]{0,400}?):(\d+)$", re.M)
 _HEADING = re.compile(
     r"^\s{0,3}#{1,6}\s+(\S.*)$|^(\S.{1,80})\n(?:={3,}|-{3,})\s*$|^(\S.{0,80})¶\s*$", re.M
 )
-_MAX_JSON = 4 * 1024 * 1024
+_MAX_JSON = 512 * 1024  # parsing more costs more than an outline is worth
 _MAX_SCANNED = 512 * 1024  # past this, counting would cost more than the facts are worth
 
 

@@ -1,0 +1,1 @@
+"""Small MCP servers the proxy's tests put behind it."""

@@ -1,0 +1,114 @@
+"""``tersify eval-compaction``: loading a conversation corpus and scoring compactions over it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tersify.settings import Settings
+from tersify.worker.cli import eval_compaction
+from tersify.worker.quality.compaction_eval import evaluate_conversations
+from tersify.worker.quality.conversations import Fact, FactKind, load_conversations, normalize
+
+Msg = dict[str, Any]
+ERROR = "ModuleNotFoundError: No module named 'yaml'"
+
+
+def conversation() -> list[Msg]:
+    """A long OpenAI-shaped conversation: an error in the middle, an edit, a passing run."""
+    messages: list[Msg] = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Make the config loader read YAML."},
+    ]
+    steps = [("python load.py", f"Traceback (most recent call last):\n{ERROR}\nExit code: 1")]
+    steps += [("sed -i 's/json/yaml/' src/config/loader.py", "Exit code: 0")]
+    steps += [(f"ls src/part_{i}", "a.py\nb.py") for i in range(8)]
+    steps += [("pytest -q", "12 passed in 0.3s")]
+    for i, (command, output) in enumerate(steps):
+        fn = {"name": "bash", "arguments": json.dumps({"command": command})}
+        messages += [
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": f"c{i}", "type": "function", "function": fn}]},
+            {"role": "tool", "tool_call_id": f"c{i}", "content": output},
+        ]  # fmt: skip
+    return [*messages, {"role": "assistant", "content": "Done: the loader reads YAML now."}]
+
+
+def write_case(directory: Path, name: str, facts: list[Msg], reference: str | None = None) -> None:
+    meta = {"agent": "test-agent", "model": "m", "facts": facts, "source": {"repository": "x/y"}}
+    (directory / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
+    (directory / f"{name}.messages.json").write_text(json.dumps(conversation()), encoding="utf-8")
+    if reference is not None:
+        (directory / f"{name}.reference.md").write_text(reference, encoding="utf-8")
+
+
+FACTS = [
+    {"kind": "task", "any": ["read YAML"]},
+    {"kind": "file", "any": ["src/config/loader.py"]},
+    {"kind": "error", "any": [ERROR]},
+    {"kind": "decision", "any": ["a fact nobody wrote down"]},
+]
+
+
+def test_facts_match_any_spelling_ignoring_case_and_runs_of_white_space() -> None:
+    fact = Fact(FactKind.ERROR, ("No module named  'yaml'", "ImportError"))
+    assert fact.found_in(normalize("Traceback\nNO MODULE named\n'yaml'"))
+    assert not fact.found_in(normalize("No module named 'toml'"))
+
+
+def test_a_compaction_is_scored_by_kind_overall_and_by_the_summary_alone(tmp_path: Path) -> None:
+    write_case(tmp_path, "case", FACTS, reference=f"The loader failed with {ERROR}.")
+    report = evaluate_conversations(load_conversations(tmp_path), Settings())
+    result = report.results[0]
+    assert result.method == "fallback" and result.pairs_intact and result.verbatim
+    assert (result.overall[FactKind.TASK].kept, result.overall[FactKind.TASK].total) == (1, 1)
+    assert result.summary_only[FactKind.TASK].total == 0  # the request is kept verbatim
+    assert result.summary_only[FactKind.ERROR].kept == 1  # only the summary can carry it
+    assert result.summary_only[FactKind.FILE].kept == 1
+    assert result.missing == ("decision: a fact nobody wrote down",)
+    assert result.reference is not None and result.reference.kept == 1  # the error, not the file
+    assert result.reference_ours is not None and result.reference_ours.kept == 2
+    assert result.tokens[1] < result.tokens[0]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="tersify")
+    eval_compaction.add_parser(parser.add_subparsers(required=True))
+    args = parser.parse_args(["eval-compaction", *argv])
+    code = args.run(args, Settings())
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_scores_both_splits_and_shows_a_baseline_beside_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for split in ("tune", "check"):
+        (tmp_path / split).mkdir()
+        write_case(tmp_path / split, f"{split}_case", FACTS)
+    code, out, _ = run_cli(capsys, str(tmp_path), "--json")
+    assert code == 0
+    report = json.loads(out)["splits"]
+    assert set(report) == {"tune", "check"}
+    assert report["check"]["summary_only"] == {"kept": 2, "total": 3}
+    baseline = tmp_path / "before.json"
+    baseline.write_text(out, encoding="utf-8")
+    code, out, _ = run_cli(capsys, str(tmp_path), "--baseline", str(baseline), "--split", "check")
+    assert code == 0 and "check before" in out and "pairs_intact=1/1" in out
+
+
+def test_the_command_refuses_a_missing_corpus_and_says_when_messages_are_not_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_cli(capsys, str(tmp_path / "nowhere"))[0] == 2
+    (tmp_path / "lonely.json").write_text(json.dumps({"facts": FACTS}), encoding="utf-8")
+    code, _, err = run_cli(capsys, str(tmp_path))
+    assert code == 2
+    assert "1 cases" in err and "no NAME.json + NAME.messages.json cases" in err
+    write_case(tmp_path, "bad", [{"kind": "mood", "any": ["x"]}])
+    code, _, err = run_cli(capsys, str(tmp_path))
+    assert code == 2 and "bad case" in err

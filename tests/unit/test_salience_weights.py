@@ -1,0 +1,30 @@
+"""How query lines are weighed: BM25's length normalization, rare terms never folded away."""
+
+from __future__ import annotations
+
+from tersify.contract import ToolType
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.engine import candidates
+from tersify.worker.shrink.salience import find_salient
+
+
+def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() -> None:
+    prose = (
+        "the collector may pause the world when the heap limit is reached, and other "
+        "threads will wait until it resumes, which is the documented behaviour here"
+    )
+    lines = [f"note {i}: nothing to see on this line at all" for i in range(300)]
+    lines[100] = prose
+    lines[200] = "heap_limit = 512m"
+    items = find_salient("\n".join(lines), ToolType.COMMAND_OUTPUT, "what is the heap limit")
+    ranked = [s.number - 1 for s in items]
+    assert ranked.index(200) < ranked.index(100)
+
+
+def test_a_diagnostic_holding_a_rare_query_term_is_not_folded_into_its_look_alikes() -> None:
+    lines = [f"src/m{i}.c:{i}:1: error: unused variable 'v{i}'" for i in range(400)]
+    lines[250] = "src/m250.c:250:1: error: unused variable 'zebra_cache'"
+    doc = Doc("\n".join(lines))
+    found = candidates(doc, ToolType.COMMAND_OUTPUT, "why is zebra_cache unused")
+    chosen = next(c for c in found if c.anchor == 250)
+    assert chosen.note == "" and chosen.focused

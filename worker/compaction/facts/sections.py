@@ -1,0 +1,209 @@
+"""The structural facts of a conversation rendered as markdown sections within a size budget.
+
+The same sections, made the same way, go into the extractive summary and, verbatim, into a
+model's: Files Changed, Errors, Tests, Commands, Task State, Decisions and Files Read. When they
+do not all fit, each section gets a share of the budget by weight (what one section does not
+need goes to the others) and keeps its items in rank order: the most recent and the most
+important first, then a line saying how many were left out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tersify.chat.messages import Turn
+from tersify.text import elide
+from tersify.worker.compaction.facts.actions import Status, actions
+from tersify.worker.compaction.facts.commands import CommandRun, command_runs
+from tersify.worker.compaction.facts.decisions import decisions
+from tersify.worker.compaction.facts.errors import SeenError, seen_errors
+from tersify.worker.compaction.facts.files import FileChange, changed_files, read_files
+from tersify.worker.compaction.facts.tasks import PlanItem, plan, requests
+from tersify.worker.compaction.facts.testruns import TestState, states_of_tests
+
+HEADINGS = (
+    "Files Changed",
+    "Errors",
+    "Tests",
+    "Commands",
+    "Task State",
+    "Decisions",
+    "Files Read",
+)
+_WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 1.0}
+_WEIGHTS |= {"Task State": 3.0, "Decisions": 2.0, "Files Read": 0.5}
+MIN_FACTS_CHARS = 1000
+"""The least room the facts sections get, however long the rest of a summary is."""
+_REQUEST_CHARS = 300
+_SHORTEST_LINE = 24
+_COMMAND_CHARS = 160
+_SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/")  # noqa: S108 (paths named, none opened)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading and its item lines, best first; ``short``: the same items said briefly."""
+
+    heading: str
+    lines: tuple[str, ...]
+    short: tuple[str, ...] = ()
+
+    def render(self, budget: int) -> str:
+        """The section within ``budget`` chars: as many lines as fit (the first one shortened
+        if need be), then how many were left out; nothing when not even that fits."""
+        if self.short and self.size > budget:
+            return Section(self.heading, self.short).render(budget)
+        head = f"## {self.heading}"
+        out: list[str] = []
+        used = len(head)
+        for number, line in enumerate(self.lines):
+            left = len(self.lines) - number - 1
+            tail = len(f"\n- … {left} more") if left else 0
+            room = budget - used - 1 - tail
+            if len(line) > room and not out and room >= _SHORTEST_LINE:
+                line = elide(line, room - 1)  # elide adds its "…" past the cut
+            if len(line) > room:
+                more = f"- … {len(self.lines) - number} more"
+                if out and used + 1 + len(more) <= budget:
+                    out.append(more)
+                break
+            out.append(line)
+            used += 1 + len(line)
+        return "\n".join([head, *out]) if out else ""
+
+    @property
+    def size(self) -> int:
+        """Chars of the whole section."""
+        return len(self.heading) + 3 + sum(len(line) + 1 for line in self.lines)
+
+    @property
+    def floor(self) -> int:
+        """Chars the brief form takes: the least this section is given when it has one."""
+        return Section(self.heading, self.short).size if self.short else 0
+
+
+def _verbs(change: FileChange) -> str:
+    counts = Counter(change.verbs)
+    return ", ".join(f"{v} ×{n}" if n > 1 else v for v, n in counts.items())
+
+
+def _scratch(changes: Sequence[FileChange]) -> list[str]:
+    """Files created and deleted again (or only deleted, under a temporary directory)."""
+    created = {"written by shell", "written by tee", "created", "written", "copied here"}
+    return [
+        c.path
+        for c in changes
+        if c.verbs[-1] == "deleted"
+        and (created & set(c.verbs) or c.path.startswith(_SCRATCH_PREFIXES))
+    ]
+
+
+def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]:
+    scratch = _scratch(changes)
+    lines = [
+        f"- {c.path}"
+        if brief
+        else f"- {c.path}: {_verbs(c)}" + (f" ({', '.join(c.places)})" if c.places else "")
+        for c in changes
+        if c.path not in scratch
+    ]
+    if scratch:
+        lines.append(f"- created, then deleted: {', '.join(scratch)}")
+    return lines
+
+
+def _command(command: str | None) -> str:
+    return f"`{elide(' '.join((command or '').split()), _COMMAND_CHARS)}`" if command else ""
+
+
+def _error_lines(errors: Sequence[SeenError]) -> list[str]:
+    ordered = sorted(errors, key=lambda e: (e.resolved, -e.index))
+    return [
+        f"- {'[resolved] ' if e.resolved else ''}{e.line}"
+        + (f" ← {_command(e.command)}" if e.command else "")
+        + (f" (×{e.count})" if e.count > 1 else "")
+        for e in ordered
+    ]
+
+
+def _test_lines(states: Sequence[TestState], summary: str | None) -> list[str]:
+    failing = [f"- FAILED {s.test}" for s in states if s.state == "failed"]
+    passed = [s.test for s in states if s.state == "passed"]
+    lines = [f"- last run: {elide(summary, 240)}"] if summary else []
+    lines += failing
+    if passed:
+        lines.append(f"- passed ({len(passed)}): {elide(', '.join(passed), 600)}")
+    return lines
+
+
+def _run_lines(runs: Sequence[CommandRun]) -> list[str]:
+    def ended(run: CommandRun) -> str:
+        if run.exit_code is not None:
+            return f"exit {run.exit_code}"
+        return {Status.OK: "ok", Status.FAILED: "failed", Status.UNKNOWN: "ran"}[run.status]
+
+    return [
+        f"- {_command(r.command)} → {ended(r)}" + (f" (×{r.runs})" if r.runs > 1 else "")
+        for r in runs
+    ]
+
+
+def _task_lines(asks: Sequence[tuple[int, str]], items: Sequence[PlanItem]) -> list[str]:
+    shown = list(dict.fromkeys([*asks[:1], *asks[-4:]]))
+    lines = [f"- request: {elide(' '.join(text.split()), _REQUEST_CHARS)}" for _, text in shown]
+    open_items = [i for i in items if i.open]
+    if items:
+        lines.append(f"- plan: {len(items) - len(open_items)} of {len(items)} items done")
+    lines += [f"- [{i.state}] {elide(i.text, 200)}" for i in open_items]
+    lines += [f"- [{i.state}] {elide(i.text, 200)}" for i in items if not i.open]
+    return lines
+
+
+def sections(turns: Sequence[Turn]) -> list[Section]:
+    """Every section of facts read from ``turns``, empty ones left out."""
+    found = actions(turns)
+    changes = changed_files(found)
+    states, summary = states_of_tests(found)
+    built = [
+        Section("Files Changed", tuple(_file_lines(changes)), tuple(_file_lines(changes, True))),
+        Section("Errors", tuple(_error_lines(seen_errors(found)))),
+        Section("Tests", tuple(_test_lines(states, summary))),
+        Section("Commands", tuple(_run_lines(command_runs(found)))),
+        Section("Task State", tuple(_task_lines(requests(turns), plan(found, turns)))),
+        Section("Decisions", tuple(f"- {text}" for _, text in decisions(turns))),
+        Section(
+            "Files Read", tuple(f"- {p}" for p in read_files(found, [c.path for c in changes]))
+        ),
+    ]
+    return [s for s in built if s.lines]
+
+
+def _shares(found: Sequence[Section], budget: int) -> dict[str, int]:
+    """Each section's budget: its floor (the brief form of Files Changed, up to half of the
+    budget), then weighted shares, what a section does not need going to the rest."""
+    floors = {s.heading: min(s.floor, budget // 2) for s in found}
+    shares: dict[str, int] = {}
+    left = budget - 2 * len(found) - sum(floors.values())  # less the blank lines between
+    pending = sorted(found, key=lambda s: (s.size - floors[s.heading]) / _WEIGHTS[s.heading])
+    while pending:
+        weight = sum(_WEIGHTS[s.heading] for s in pending)
+        section = pending.pop(0)
+        extra = int(max(left, 0) * _WEIGHTS[section.heading] / weight)
+        extra = min(section.size - floors[section.heading], extra)
+        shares[section.heading] = floors[section.heading] + extra
+        left -= extra
+    return shares
+
+
+def render(found: Sequence[Section], budget: int) -> str:
+    """The sections as markdown within ``budget`` chars, in the order of ``HEADINGS``."""
+    shares = _shares(found, budget)
+    parts = [s.render(shares[s.heading]) for s in found]
+    return "\n\n".join(p for p in parts if p)
+
+
+def render_size(found: Sequence[Section], budget: int) -> int:
+    """Chars ``render`` takes for ``found`` within ``budget`` (less when the sections are small)."""
+    return len(render(found, budget))
