@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # cores pay; each runner has its own redis-server and fake model, a file stays on one runner.
 PYTEST_WORKERS ?= 4
 
-.PHONY: install redis-server demo check quick lint tree types contracts test bench bench-peers clean
+.PHONY: install redis-server agents demo check quick lint tree types contracts test bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -22,6 +22,21 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
 # The demo needs the worker extra only: no test, lint or type-checking tools.
 $(VENV)/.installed-demo: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[worker]"
+	touch $@
+
+# Claude Code from npm, the real agent the gateway's end-to-end test drives against loopback
+# (tests/integration/test_gateway_agent.py): its package brings a native binary (~400 MB) from
+# the registry, installed into this checkout, never globally. The version is pinned.
+CLAUDE_CODE_VERSION ?= 2.1.332
+AGENTS := build/agents
+
+agents: $(AGENTS)/.installed-$(CLAUDE_CODE_VERSION)
+
+$(AGENTS)/.installed-$(CLAUDE_CODE_VERSION):
+	@command -v npm >/dev/null || { echo "make agents needs npm (Node 20 or later)" >&2; exit 1; }
+	mkdir -p $(AGENTS)
+	npm install --prefix $(AGENTS) --no-audit --no-fund --loglevel=error \
+	  @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 	touch $@
 
 # redis-server and redis-sentinel: the demo and the tests start private instances of them on free
@@ -53,7 +68,7 @@ demo: REDIS_NAMES = redis-server
 demo: $(VENV)/.installed-demo redis-server
 	$(VENV)/bin/tersify demo
 
-check: install redis-server lint types contracts test
+check: install redis-server agents lint types contracts test
 
 # check without the slow soak-style tests (pytest -m 'not slow'); CI always runs them all.
 quick: PYTEST_ARGS += -m 'not slow'

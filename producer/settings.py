@@ -286,6 +286,43 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = Field("auto", description="auto: TTY→console.")
     log_level: str = Field("INFO", description="Root log level.")
 
+    # Model-API gateway (owned by worker/gateway/)
+    gateway_anthropic_upstream: str = Field(
+        "https://api.anthropic.com",
+        description="Where the gateway sends Anthropic requests (the client's /v1/… path follows).",
+    )
+    gateway_openai_upstream: str = Field(
+        "https://api.openai.com",
+        description="Where the gateway sends OpenAI requests (the client's /v1/… path follows).",
+    )
+    gateway_threshold_chars: int = Field(
+        4000, ge=0, description="Tool results longer than this are replaced by their summaries."
+    )
+    gateway_wait_seconds: float = Field(
+        20.0, gt=0, description="Longest wait for new summaries; then their jobs end as fallbacks."
+    )
+    gateway_rewrite_ttl_seconds: int = Field(
+        7 * 86_400,
+        ge=60,
+        description="How long a replacement is kept for the next turns (renewed on each use).",
+    )
+    gateway_session_headers: str = Field(
+        "x-tersify-session,x-claude-code-session-id",
+        description="Request headers that name the session, first found wins; else it is derived "
+        "from the conversation.",
+    )
+    gateway_skip_tools: str = Field(
+        "", description="Tool names whose results always pass whole, comma-separated."
+    )
+    gateway_upstream_timeout_seconds: float = Field(
+        600.0, gt=0, description="Longest silence from the upstream before the gateway gives up."
+    )
+    gateway_max_body_bytes: int = Field(
+        32 * 1024 * 1024,
+        ge=1024,
+        description="Largest request body the gateway takes (413 past it).",
+    )
+
     # Quotes in model summaries (owned by worker/summarize/)
     max_quote_chars: int = Field(
         1200,

@@ -2,9 +2,10 @@
 those below it (``lint-imports`` keeps it so), and a job flows down them:
 
 - ``cli``        the ``tersify`` command, one module per subcommand
-- ``api``, ``mcp``, ``reprocess``, ``quality``, ``processes``
+- ``api``, ``mcp``, ``reprocess``, ``quality``, ``processes``, ``gateway``
                  producer-side tools (HTTP API, MCP proxy, batch reprocessing, shrink
-                 evaluation, local processes); they never touch Celery or the worker's internals
+                 evaluation, local processes, the model-API gateway); they never touch Celery
+                 or the worker's internals
 - ``broker``     Celery and kombu: the app, signals, tasks, consumer, hardened transport
 - ``jobs``       a job's life without Celery: summary and compaction jobs, results, dead
                  letters, the sweeper

@@ -3,10 +3,11 @@
 What a session owns is read from its index (``tersify.store.sessions``), written beside the data
 itself: its job ids (the keys derived from them — record, result, late result, markers,
 compaction — follow), the other keys it owns (output links, spills, webhook deliveries,
-passthrough outputs waiting for the session log) and its payload digests (a payload another
-session's job still uses is kept). No keyspace scan: the cost is the session's own size plus
-one read of each capped list (dead letters, recent fallbacks), whose entries are matched by
-their ``session_id`` and ``job_id`` fields exactly, never by a substring. Forgetting first
+passthrough outputs waiting for the session log, the gateway's replacements) and its payload
+digests (a payload another session's job still uses is kept). No keyspace scan: the cost is the
+session's own size plus one read of each capped list (dead letters, recent fallbacks), whose
+entries are matched by their ``session_id`` and ``job_id`` fields exactly, never by a
+substring. Forgetting first
 leaves a tombstone (``keys.forgotten``, kept ``TERSIFY_RESULT_TTL_SECONDS``): a webhook or a
 passthrough output queued before it is dropped rather than sent or written afterwards. Summaries
 in the summary cache are keyed by content, not session, and are left to expire.
@@ -112,7 +113,8 @@ def _doomed(session_id: str, jobs: set[str], owned: set[str]) -> set[str]:
         doomed |= {keys.compaction_job(job_id), keys.started(job_id)}
     session = (keys.gate_holds, keys.gate_jobs, keys.gate_held, keys.gate_held_bytes)
     index = (keys.compaction_summary, keys.session_jobs, keys.session_keys, keys.session_payloads)
-    return doomed | {key(session_id) for key in (*session, *index)}
+    gateway = (keys.gateway_session,)  # the gateway's counts for the session
+    return doomed | {key(session_id) for key in (*session, *index, *gateway)}
 
 
 def forget_session(settings: Settings, session_id: str) -> Operation[Forgotten]:

@@ -68,6 +68,14 @@ rate_bucket = Key("ratelimit:{}", "Hash of a provider's token buckets.")
 tenant_jobs = Key("tenant:{}:jobs:{}", "Counter of a tenant's submits in a UTC minute.")
 tenant_spend = Key("tenant:{}:spend:{}", "A tenant's model spend (USD) on a UTC day.")
 
+# --- the model-API gateway (tersify.worker.gateway) ---
+
+gateway_rewrite = Key(
+    "gateway:rewrite:{}", "Hash: a tool result's replacement, by session and content."
+)
+gateway_claim = Key("gateway:claim:{}", "The job making a tool result's replacement (set once).")
+gateway_session = Key("gateway:session:{}", "Hash of a session's gateway counts: tokens, savings.")
+
 DEAD_LETTERS: Final = f"{PREFIX}deadletter"
 """List of messages a worker refused (newest first, capped), each with its reason."""
 
@@ -85,6 +93,12 @@ PASSTHROUGH_LOG: Final = f"{PREFIX}sessionlog:pending"
 
 PASSTHROUGH_LOGGING: Final = f"{PREFIX}sessionlog:inflight"
 """ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""
+
+GATEWAY_TOTALS: Final = f"{PREFIX}gateway:totals"
+"""Hash of the gateway's counts over every session: requests, rewrites, tokens, savings."""
+
+GATEWAY_SESSIONS: Final = f"{PREFIX}gateway:sessions"
+"""ZSET of the sessions the gateway saw, score = last request (s), trimmed: ``tersify status``."""
 
 # --- webhook deliveries, forgetting, passthrough outputs waiting for the session log ---
 

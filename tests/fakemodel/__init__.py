@@ -6,8 +6,8 @@ hundreds of slow connections open at once. It binds 127.0.0.1 only.
 
 Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang``,
 ``close_mid_body``, ``slow_drip``, ``raw``, ``answer`` (a structured answer as given, valid or
-not) and ``verbatim`` (exactly this text, whatever format was asked for). Which one a model
-call gets, first match wins:
+not), ``verbatim`` (exactly this text, whatever format was asked for) and ``tool_call`` (the
+model calls a tool). Which one a model call gets, first match wins:
 
 1. ``script([...])``: a FIFO of behaviours, each consumed by one request;
 2. ``add_rule(marker, behaviour)``: the first rule whose marker occurs in the raw request body
@@ -20,6 +20,11 @@ deterministic, usually shorter than the input, and easy to recognise; it reads p
 numbers in front of numbered lines. A request that asks for a structured answer (a forced tool,
 a JSON ``response_format``) gets it in that form, the text as the schema's first string
 (``formats``). Token counts are chars / 4.
+
+A request with ``"stream": true`` gets its answer as the API's SSE events (``slow_drip`` spreads
+them over its seconds; ``streams_cut`` counts streams the client closed early). Besides
+``/v1/messages`` and ``/v1/chat/completions`` it serves ``/v1/messages/count_tokens`` and the
+Responses API (``/v1/responses``, unstreamed). Each recorded request keeps its raw body bytes.
 
 Standalone: ``python -m tests.fakemodel --port 8099 --latency-ms 200``.
 """
@@ -37,6 +42,7 @@ from tests.fakemodel.behaviours import (
     raw,
     slow_drip,
     status,
+    tool_call,
     verbatim,
 )
 from tests.fakemodel.server import FakeModelServer
@@ -59,5 +65,6 @@ __all__ = [
     "raw",
     "slow_drip",
     "status",
+    "tool_call",
     "verbatim",
 ]

@@ -68,6 +68,15 @@ class Raw:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCall:
+    """Answer with a call of the tool ``name`` on ``input`` (after ``text``, when given)."""
+
+    name: str
+    input: dict[str, Any]
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Structured:
     """Answer with this JSON value as the structured answer the request asked for (a forced
     tool call's input, a ``response_format`` JSON content), valid for it or not."""
@@ -95,6 +104,7 @@ Behaviour = (
     | Raw
     | Structured
     | Verbatim
+    | ToolCall
 )
 
 
@@ -143,6 +153,12 @@ def raw(body: bytes | str, code: int = 200) -> Behaviour:
     return Raw(body.encode() if isinstance(body, str) else body, code)
 
 
+def tool_call(name: str, input: dict[str, Any], text: str | None = None) -> Behaviour:
+    """A call of the tool ``name`` with ``input``: ``tool_use`` / ``tool_calls`` /
+    ``function_call`` in the request's wire format (streamed when the request streams)."""
+    return ToolCall(name, input, text)
+
+
 def answer(data: Any) -> Behaviour:
     """``data`` as the structured answer (a tool call's input, the JSON content), as given."""
     return Structured(data)
@@ -155,9 +171,12 @@ def verbatim(text: str) -> Behaviour:
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """One request the server received: headers lower-cased, body parsed as JSON (None if not)."""
+    """One request the server received: headers lower-cased, body parsed as JSON (None if not);
+    ``raw`` is the body as its bytes arrived, ``target`` the path with its query string."""
 
     method: str
     path: str
     headers: dict[str, str]
     body: Any
+    raw: bytes = b""
+    target: str = ""

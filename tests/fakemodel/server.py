@@ -25,10 +25,22 @@ from tests.fakemodel.behaviours import (
     SlowDrip,
     Status,
     Structured,
+    ToolCall,
     Verbatim,
 )
+from tests.fakemodel.calls import tool_payload
 from tests.fakemodel.http import BadRequest, read_body, send, send_json
-from tests.fakemodel.wire import AnthropicWire, OpenAIWire, Wire, answer_text, models_list
+from tests.fakemodel.responses import ResponsesWire
+from tests.fakemodel.stream import anthropic_events, openai_events
+from tests.fakemodel.wire import (
+    AnthropicWire,
+    OpenAIWire,
+    Wire,
+    answer_text,
+    flatten,
+    models_list,
+    tokens,
+)
 
 _START_TIMEOUT_SECONDS = 10.0
 
@@ -47,6 +59,7 @@ class FakeModelServer:
         self._recorded: deque[RecordedRequest] = deque(maxlen=max_recorded)
         self._count = 0
         self._connections = 0
+        self._streams_cut = 0
         self._ids = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -165,6 +178,7 @@ class FakeModelServer:
             self._recorded.clear()
             self._count = 0
             self._connections = 0
+            self._streams_cut = 0
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -183,6 +197,12 @@ class FakeModelServer:
         """How many connections were accepted since start or the last ``reset()``."""
         with self._lock:
             return self._connections
+
+    @property
+    def streams_cut(self) -> int:
+        """How many streamed answers ended early because the client closed the connection."""
+        with self._lock:
+            return self._streams_cut
 
     def _choose(self, raw_body: bytes) -> Behaviour:
         with self._lock:
@@ -261,14 +281,23 @@ class FakeModelServer:
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = None
-        self._record(RecordedRequest(method, path, headers, parsed))
+        self._record(RecordedRequest(method, path, headers, parsed, body, target))
         connection = headers.get("connection", "").lower()
         keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
         route = (method, path)
         if route == ("POST", "/v1/messages"):
-            answered = await self._model_call(writer, AnthropicWire(), headers, parsed, body)
+            answered = await self._model_call(
+                reader, writer, AnthropicWire(), headers, parsed, body
+            )
         elif route == ("POST", "/v1/chat/completions"):
-            answered = await self._model_call(writer, OpenAIWire(), headers, parsed, body)
+            answered = await self._model_call(reader, writer, OpenAIWire(), headers, parsed, body)
+        elif route == ("POST", "/v1/responses"):
+            answered = await self._model_call(
+                reader, writer, ResponsesWire(), headers, parsed, body
+            )
+        elif route == ("POST", "/v1/messages/count_tokens"):
+            await self._count_tokens(writer, headers, parsed)
+            answered = True
         elif route == ("GET", "/v1/models"):
             await send_json(writer, 200, models_list())
             answered = True
@@ -278,8 +307,23 @@ class FakeModelServer:
             answered = True
         return answered and keep_alive
 
+    async def _count_tokens(
+        self, writer: asyncio.StreamWriter, headers: dict[str, str], parsed: Any
+    ) -> None:
+        wire = AnthropicWire()
+        refusal = wire.refusal(
+            headers, {"max_tokens": 0, **parsed} if isinstance(parsed, dict) else parsed
+        )
+        if refusal is not None:
+            code, problem = refusal
+            await send_json(writer, code, wire.error(code, problem), wire.id_header(self._ids))
+            return
+        counted = tokens(flatten(parsed.get("system")) + json.dumps(parsed["messages"]))
+        await send_json(writer, 200, {"input_tokens": counted}, wire.id_header(self._ids))
+
     async def _model_call(
         self,
+        reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         wire: Wire,
         headers: dict[str, str],
@@ -315,8 +359,10 @@ class FakeModelServer:
             delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-        shape = {Structured: "data", Verbatim: "verbatim"}.get(type(behaviour), "text")
-        payload = wire.success(parsed, text, next(self._ids), shape=shape)
+        payload = self._payload(wire, parsed, behaviour, text)
+        if parsed.get("stream") is True and not isinstance(wire, ResponsesWire):
+            await self._stream(reader, writer, wire, payload, parsed, behaviour)
+            return True
         data = json.dumps(payload).encode()
         headers = {"content-type": "application/json", **wire.id_header(self._ids)}
         if isinstance(behaviour, CloseMidBody):
@@ -336,3 +382,52 @@ class FakeModelServer:
             return True
         await send(writer, 200, headers, data)
         return True
+
+    def _payload(
+        self, wire: Wire, parsed: dict[str, Any], behaviour: Behaviour, text: str
+    ) -> dict[str, Any]:
+        """The whole answer: the scripted tool call, else ``text`` (in the structured form the
+        request asked for, unless the behaviour says how to read it)."""
+        if isinstance(behaviour, ToolCall):
+            return tool_payload(wire, parsed, behaviour, next(self._ids))
+        shape = {Structured: "data", Verbatim: "verbatim"}.get(type(behaviour), "text")
+        return wire.success(parsed, text, next(self._ids), shape=shape)
+
+    async def _stream(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        wire: Wire,
+        payload: dict[str, Any],
+        parsed: dict[str, Any],
+        behaviour: Behaviour,
+    ) -> None:
+        """The answer as SSE, chunked; spread over ``SlowDrip.total_seconds`` when asked."""
+        if isinstance(wire, AnthropicWire):
+            events = anthropic_events(payload)
+        else:
+            usage = (parsed.get("stream_options") or {}).get("include_usage") is True
+            events = openai_events(payload, usage)
+        headers = {
+            "content-type": "text/event-stream",
+            "cache-control": "no-cache",
+            "transfer-encoding": "chunked",
+            **wire.id_header(self._ids),
+        }
+        lines = ["HTTP/1.1 200 OK", *(f"{k}: {v}" for k, v in headers.items())]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        pause = behaviour.total_seconds / len(events) if isinstance(behaviour, SlowDrip) else 0.0
+        try:
+            for event in events:
+                if pause:
+                    await asyncio.sleep(pause)
+                if reader.at_eof() or writer.is_closing():
+                    raise ConnectionResetError("the client closed the stream")
+                writer.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+                await writer.drain()
+        except ConnectionError:
+            with self._lock:
+                self._streams_cut += 1
+            raise
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()

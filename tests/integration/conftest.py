@@ -16,6 +16,7 @@ from tersify.store import keys
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
+from tests.integration.gateway import Gateway, launch
 
 API_KEY = "sk-test-not-a-real-key-0123456789"
 
@@ -68,3 +69,20 @@ def producer(settings: Settings) -> Iterator[Producer]:
     """A producer on the test's settings."""
     with Producer(settings) as prod:
         yield prod
+
+
+@pytest.fixture
+def start_gateway(
+    settings: Settings, fake_model: FakeModelServer, tmp_path: Path
+) -> Iterator[Callable[..., Gateway]]:
+    """Start ``tersify gateway`` processes before the fake model; all stop when the test ends."""
+    started: list[Gateway] = []
+
+    def start(**env: str) -> Gateway:
+        gateway = launch(settings, fake_model.url, tmp_path, **env)
+        started.append(gateway)
+        return gateway
+
+    yield start
+    for gateway in started:
+        gateway.process.stop()

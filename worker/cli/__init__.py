@@ -43,6 +43,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.eval_compaction",
     "tersify.worker.cli.forget",
     "tersify.worker.cli.gate",
+    "tersify.worker.cli.gateway",
     "tersify.worker.cli.repair",
     "tersify.worker.cli.mcp_proxy",
     "tersify.worker.cli.output",
@@ -110,7 +111,7 @@ def _version() -> str:
 
 
 def _install_hint(missing: str) -> str:
-    return f"needs {missing}: pip install 'tersify[worker,api,mcp]'"
+    return f"needs {missing}: pip install 'tersify[worker,api,mcp,gateway]'"
 
 
 def _not_installed(

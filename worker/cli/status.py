@@ -54,6 +54,7 @@ def snapshot(client: redis.Redis, *, window_seconds: float, failures: int) -> di
         "recent_failures": snap.recent_fallbacks(client, failures),
         "dead_letters": snap.dead_letters(client, failures),
         "webhooks_waiting": int(client.zcard(keys.WEBHOOKS)),  # type: ignore[arg-type]
+        "gateway": snap.gateway_savings(client),
     }
 
 
@@ -145,7 +146,32 @@ def render(status: dict[str, Any]) -> Group:
     for d in status["dead_letters"]:
         reason, detail = str(d["reason"]), str(d.get("detail") or "")
         failures.add_row(_when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
-    return Group(queues, workers, gated, failures)
+    return Group(queues, workers, gated, failures, *_gateway(status["gateway"]))
+
+
+def _gateway(found: dict[str, Any]) -> list[Table]:
+    """The gateway's savings, when it has served anything."""
+    totals = found["totals"]
+    if not totals.get("requests"):
+        return []
+    table = Table(
+        title=f"gateway: {totals['requests']} requests, {totals.get('rewritten', 0)} results "
+        f"summarized, {totals.get('reused', 0)} reused · saved "
+        f"{totals.get('tokens_before', 0) - totals.get('tokens_after', 0)} tokens "
+        f"(${totals.get('saved_usd', 0.0):.4f})"
+    )
+    for column in ("session", "requests", "tokens before", "tokens after", "saved", "last"):
+        table.add_column(column)
+    for s in found["sessions"]:
+        table.add_row(
+            s["session_id"],
+            str(s.get("requests", 0)),
+            str(s.get("tokens_before", 0)),
+            str(s.get("tokens_after", 0)),
+            f"${s.get('saved_usd', 0.0):.4f}",
+            _when(s["last_request"]),
+        )
+    return [table]
 
 
 def _ago(seconds: float) -> str:

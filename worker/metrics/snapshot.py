@@ -171,3 +171,27 @@ def _range(client: redis.Redis, key: str, limit: int) -> list[Any]:
 def gated_as_dicts(sessions: list[GatedSession]) -> list[dict[str, Any]]:
     """Gated sessions as plain JSON-ready dicts."""
     return [asdict(s) for s in sessions]
+
+
+def _counts(raw: dict[Any, Any]) -> dict[str, float]:
+    """A gateway counts hash as numbers (``saved_usd`` a float, the rest integers)."""
+    found = {text(k): text(v) for k, v in raw.items()}
+    return {k: float(v) if k == "saved_usd" else int(v) for k, v in found.items()}
+
+
+def gateway_savings(client: redis.Redis, limit: int = 10) -> dict[str, Any]:
+    """The model-API gateway's totals and its latest sessions' counts: two round trips."""
+    recent: list[tuple[Any, float]] = client.zrevrange(  # type: ignore[assignment]  # sync client
+        keys.GATEWAY_SESSIONS, 0, limit - 1, withscores=True
+    )
+    with client.pipeline(transaction=False) as pipe:
+        pipe.hgetall(keys.GATEWAY_TOTALS)
+        for member, _ in recent:
+            pipe.hgetall(keys.gateway_session(text(member)))
+        totals, *sessions = pipe.execute()
+    latest = [
+        {"session_id": text(member), "last_request": float(at), **_counts(counts)}
+        for (member, at), counts in zip(recent, sessions, strict=True)
+        if counts
+    ]
+    return {"totals": _counts(totals), "sessions": latest}

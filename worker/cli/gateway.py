@@ -1,0 +1,49 @@
+"""``tersify gateway --listen HOST:PORT``: a model-API gateway that summarizes tool results."""
+
+from __future__ import annotations
+
+import argparse
+
+from tersify.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``gateway`` subcommand."""
+    p = sub.add_parser(
+        "gateway",
+        help="serve the Anthropic and OpenAI APIs with large tool results summarized",
+        description="Forward Anthropic Messages and OpenAI Chat Completions / Responses requests "
+        "to the configured upstreams, their large tool results replaced by tersify's summaries "
+        "(docs/INTEGRATION.md). Point an agent's base URL at it.",
+    )
+    p.add_argument(
+        "--listen",
+        default="127.0.0.1:8787",
+        metavar="HOST:PORT",
+        help="address to serve on (default 127.0.0.1:8787)",
+    )
+    p.set_defaults(run=_gateway)
+
+
+def _gateway(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from tersify.worker.cli.mcp_proxy import listen_address
+    from tersify.worker.gateway.app import Gateway
+    from tersify.worker.runtime.logconfig import configure_logging
+
+    host, port = listen_address(args.listen)
+    configure_logging(settings)
+    config = uvicorn.Config(
+        Gateway(settings),
+        host=host,
+        port=port,
+        http="h11",
+        lifespan="on",
+        log_config=None,  # logging is structlog's
+        access_log=False,  # a path or header may name a session; the metrics count requests
+        server_header=False,
+        timeout_graceful_shutdown=int(settings.gateway_wait_seconds) + 5,
+    )
+    uvicorn.Server(config).run()
+    return 0

@@ -1,0 +1,56 @@
+"""The text that stands for a tool result: the summary, then how to read the exact output back.
+
+The agent reads the exact output with its own shell — ``tersify output REF --grep TEXT`` or
+``--from LINE`` — so no tool is added to its list, and the gateway never shrinks the output of
+those commands again (``reads_output``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from tersify.client.outputs import DEFAULT_LIMIT
+from tersify.contract import Method, SummaryResult
+
+# `tersify output …`, also as `python -m tersify.worker.cli output …`, anywhere in a command
+_READS_OUTPUT: Final = re.compile(r"\btersify(?:\.worker\.cli)?\s+output\b")
+# Input fields that hold a shell command line, in the order they are tried.
+_COMMAND_FIELDS: Final = ("command", "cmd", "script", "commands")
+
+
+def text_for(result: SummaryResult) -> str:
+    """The replacement of a summarized tool result: a pure function of the job's result."""
+    how = {Method.FALLBACK: "cut to its key lines"}.get(result.method, "summarized")
+    note = f"[tersify: {result.chars_in} chars of {result.tool_type.value} output {how}."
+    if result.output_ref is not None:
+        ref = result.output_ref
+        note += (
+            f" The exact text, in your shell: `tersify output {ref} --from 1 --limit "
+            f"{DEFAULT_LIMIT}` (lines from 1), `tersify output {ref} --grep TEXT` (lines "
+            "with TEXT)."
+        )
+    return f"{result.text}\n\n{note}]"
+
+
+def command_of(tool_input: Any) -> str | None:
+    """The command a tool call ran, as one line: its shell command when it has one, else its
+    input as JSON (what the classifier reads)."""
+    if tool_input is None:
+        return None
+    if isinstance(tool_input, str):
+        return tool_input[:100_000]
+    if isinstance(tool_input, dict):
+        for name in _COMMAND_FIELDS:
+            value = tool_input.get(name)
+            if isinstance(value, str) and value.strip():
+                return value[:100_000]
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                return " ".join(value)[:100_000]
+    return json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)[:100_000]
+
+
+def reads_output(command: str | None) -> bool:
+    """Whether a command reads a full output back (``tersify output``): never shrunk again."""
+    return command is not None and _READS_OUTPUT.search(command) is not None

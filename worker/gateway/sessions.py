@@ -1,0 +1,42 @@
+"""The session a request belongs to: named by a header, else derived from the conversation.
+
+A session id keys the gate, ``forget``, the counts and the session log, so it must stay the
+same for every turn of one agent session. A configured header wins (Claude Code sends its own
+session id in ``x-claude-code-session-id``); otherwise the id is a hash of the conversation's
+opening user text, which every later turn repeats unchanged. Header values tersify would refuse
+as a session id (too long, odd characters) are hashed too, so every request gets one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Final
+
+from tersify.worker.gateway.formats import Conversation
+
+_SESSION_ID: Final = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
+PREFIX: Final = "gw-"
+
+
+def header_names(spec: str) -> tuple[str, ...]:
+    """The configured session headers, lower-cased, in order."""
+    return tuple(name.strip().lower() for name in spec.split(",") if name.strip())
+
+
+def session_of(
+    headers: Mapping[str, str], names: tuple[str, ...], conversation: Conversation | None
+) -> str:
+    """The session id of a request (see the module)."""
+    for name in names:
+        value = headers.get(name, "").strip()
+        if value:
+            return value if _SESSION_ID.match(value) else PREFIX + _digest(value)
+    if conversation is None:
+        return PREFIX + "unparsed"
+    return PREFIX + _digest(f"{conversation.api.value}\0{conversation.opening}")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
