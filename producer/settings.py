@@ -336,6 +336,32 @@ class Settings(BaseSettings):
         "servers that refuse `response_format`.",
     )
 
+    # Re-reads (owned by producer/client/rereads.py)
+    keep_read_lines: bool = Field(
+        False,
+        description="Keep the lines agents read back beside the job in the session log "
+        "(redacted as the log is), to turn into corpus cases.",
+    )
+
+    # Savings reports (owned by worker/savings/)
+    agent_model_prices: str = Field(
+        "claude-opus-4-6=5/25,claude-opus-4-5=5/25,claude-opus-4-1=15/75,claude-sonnet-4-5=3/15,"
+        "claude-sonnet-4=3/15,claude-haiku-4-5=1/5,gpt-5=1.25/10,gpt-5-codex=1.25/10,"
+        "gpt-5-mini=0.25/2,gpt-4.1=2/8,gpt-4.1-mini=0.4/1.6,gemini-2.5-pro=1.25/10,"
+        "gemini-3-pro-preview=2/12",
+        description="USD per million tokens in/out of the agents' own models, `model=in/out,...` "
+        "(list prices; set your own): what `tersify savings` prices saved input tokens at.",
+    )
+
+    # Model evaluation (owned by worker/quality/modeleval.py)
+    eval_cache_dir: Path = Field(
+        Path(".tersify/eval-cache"),
+        description="Model answers `tersify eval --method model` keeps per case, model and "
+        "prompt version, so a rerun calls no model for them.",
+    )
+    eval_max_cost_usd: float = Field(
+        1.0, ge=0, description="Most a `tersify eval --method model` run spends on model calls."
+    )
     # Outputs past the cap, and start-up checks
     max_stored_output_bytes: int = Field(
         64 * 1024 * 1024,

@@ -162,7 +162,9 @@ class AsyncProducer:
         """Lines of a full output by its ``output_ref``: ``limit`` from ``offset``, or those
         with ``grep``; ``JobNotFoundError`` for an unknown, expired or refused ref."""
         allows = only(by.get("session_id"))
-        return await self._run(read_output(ref, offset, limit, grep=by.get("grep"), allows=allows))
+        return await self._run(
+            read_output(self.settings, ref, offset, limit, grep=by.get("grep"), allows=allows)
+        )
 
     async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
         """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""

@@ -1,10 +1,12 @@
 """The full output behind a summary, read back by its ``output_ref``: ranges or matching lines.
 
 A summarized job's output is already stored by claim check (``tersify.store.payloads``). At enqueue
-the producer also writes ``keys.output(ref)``, a small hash naming the job's session and the
-payload's digest, with the payload's TTL; the ref (128 random bits, never derived from the
-content) travels in the job and comes back on its result. Reading it back is two Redis reads;
-a ref that is unknown, expired, or belongs to another session reads as not found.
+the producer also writes ``keys.output(ref)``, a small hash naming the job's session, the
+payload's digest, the job and its tool type, with the payload's TTL; the ref (128 random bits,
+never derived from the content) travels in the job and comes back on its result. Reading it back
+is two Redis reads; a ref that is unknown, expired, or belongs to another session reads as not
+found. A read that succeeds is then counted against the job (``client.rereads``): every face
+and tool reads through this one operation, so every read is counted once.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from itertools import islice
 from typing import Any, Final, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tersify.client import rereads
 from tersify.client.core import Compute, Operation, Round
-from tersify.errors import InvalidJobError, JobNotFoundError
+from tersify.errors import InvalidJobError, JobNotFoundError, RedisUnavailableError
+from tersify.settings import Settings
 from tersify.store import keys, payloads
 from tersify.store.commands import Command, command
 from tersify.text.cut import split_lines
@@ -63,13 +68,22 @@ class OutputRange(BaseModel):
         return "\n".join(line.text for line in self.lines)
 
 
-def stage_output(ref: str, session_id: str, digest: str, ttl: int) -> tuple[Command, Command]:
-    """The commands that point ``ref`` at a stored payload."""
+def stage_output(
+    ref: str,
+    session_id: str,
+    digest: str,
+    ttl: int,
+    *,
+    job_id: str | None,
+    tool_type: str | None,
+) -> tuple[Command, Command]:
+    """The commands that point ``ref`` at a stored payload and the job summarizing it (None: a
+    link that names no job, whose reads are not counted)."""
     key = keys.output(ref)
-    return (
-        command("hset", key, mapping={"session_id": session_id, "payload": digest}),
-        command("expire", key, ttl),
-    )
+    link = {"session_id": session_id, "payload": digest}
+    if job_id is not None and tool_type is not None:
+        link |= {"job_id": job_id, "tool_type": tool_type}
+    return (command("hset", key, mapping=link), command("expire", key, ttl))
 
 
 def check_request(offset: int, limit: int, grep: str | None) -> None:
@@ -166,6 +180,7 @@ def _owned_digest(ref: str, stored: list[Any], allows: Allows | None) -> str:
 
 
 def read_output(
+    settings: Settings,
     ref: str,
     offset: int = 0,
     limit: int = DEFAULT_LIMIT,
@@ -173,19 +188,32 @@ def read_output(
     grep: str | None = None,
     allows: Allows | None = None,
 ) -> Operation[OutputRange]:
-    """Read lines of the full output ``ref`` points at (``allows``: whose session may be read).
+    """Read lines of the full output ``ref`` points at (``allows``: whose session may be read),
+    and count the read against the job that summarized it.
 
     ``JobNotFoundError`` for an unknown or expired ref, ``InvalidJobError`` for a bad range.
     The client must not decode responses (payloads are bytes).
     """
     check_request(offset, limit, grep)
     failure = "could not read the output"
-    pointer = (command("hmget", keys.output(ref), ["session_id", "payload"]),)
-    digest = _owned_digest(ref, (yield Round(pointer, failure))[0], allows)
-    (blob,) = yield Round((command("get", keys.payload(digest)),), failure)
-    if blob is None:
+    link = ["session_id", "payload", "job_id", "tool_type"]
+    stored = (yield Round((command("hmget", keys.output(ref), link),), failure))[0]
+    digest = _owned_digest(ref, stored[:2], allows)
+    job_id = _as_str(stored[2]) if stored[2] is not None else None
+    reads = [command("get", keys.payload(digest))]
+    if job_id is not None:
+        reads.append(command("lindex", keys.result(job_id), 0))
+    replies = yield Round(tuple(reads), failure)
+    if replies[0] is None:
         raise JobNotFoundError(f"no output {ref!r} (expired)")
-    found: OutputRange = yield Compute(_window_of_blob, (ref, blob, offset, limit, grep))
+    found: OutputRange = yield Compute(_window_of_blob, (ref, replies[0], offset, limit, grep))
+    if job_id is not None:  # a link staged before reads were counted names no job
+        kind = rereads.summary_kind(stored[3], replies[1])
+        counting = rereads.count(settings, job_id, kind)
+        if settings.keep_read_lines:
+            counting += rereads.keep_lines(settings, job_id, _as_str(stored[0]), found, kind)
+        with suppress(RedisUnavailableError):  # the lines matter more than the count
+            yield Round(counting, "could not count the read")
     return found
 
 

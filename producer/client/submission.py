@@ -132,7 +132,7 @@ def enqueue(
     writes += sessions.index_job(job.session_id, job.job_id, kept)
     writes += sessions.index_payload(job.session_id, digest, kept)
     if job.output_ref is not None:
-        writes += _stage_whole(job, digest, stored, ttl, kept)
+        writes += _stage_whole(job, tool_type, digest, stored, ttl, kept)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -155,7 +155,12 @@ def enqueue(
 
 
 def _stage_whole(
-    job: PendingSummary, digest: str, stored: str | None, ttl: int, kept: int
+    job: PendingSummary,
+    tool_type: ToolType,
+    digest: str,
+    stored: str | None,
+    ttl: int,
+    kept: int,
 ) -> list[Command]:
     """The commands that point ``output_ref`` at the whole output: the job's own payload, or
     the stored whole text of a cut one; both named in the session's index (``forget``)."""
@@ -168,7 +173,14 @@ def _stage_whole(
             *payloads.stage(whole, blob, ttl),
             *sessions.index_payload(job.session_id, whole, kept),
         ]
-    writes += stage_output(job.output_ref, job.session_id, whole, ttl)
+    writes += stage_output(
+        job.output_ref,
+        job.session_id,
+        whole,
+        ttl,
+        job_id=job.job_id,
+        tool_type=tool_type.value,
+    )
     writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
     return writes
 

@@ -123,7 +123,9 @@ class Producer:
         """Lines of a full output by its ``output_ref``: ``limit`` from ``offset``, or those
         with ``grep``; ``JobNotFoundError`` for an unknown, expired or refused ref."""
         allows = only(by.get("session_id"))
-        return self._run(read_output(ref, offset, limit, grep=by.get("grep"), allows=allows))
+        return self._run(
+            read_output(self.settings, ref, offset, limit, grep=by.get("grep"), allows=allows)
+        )
 
     def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
         """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""

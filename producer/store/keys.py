@@ -37,7 +37,7 @@ payload = Key("payload:{}", "A tool output stored under its content hash (the cl
 job_meta = Key("job:{}", "Hash describing a submitted job: session, tool, sizes, payload.")
 logged = Key("logged:{}", "Marker: the job's full output is in the session log.")
 started = Key("started:{}", "Marker: a worker took the job (cancel ends it, not drops it).")
-output = Key("output:{}", "Hash pointing an ``output_ref`` at its session and payload.")
+output = Key("output:{}", "Hash pointing an ``output_ref`` at its session, payload and job.")
 spill = Key("spill:{}", "A full text the inline ``truncate`` saved, read back by range.")
 summary_cache = Key("cache:{}", "A model summary, under the hash of what produced it.")
 
@@ -89,7 +89,8 @@ WEBHOOKS: Final = f"{PREFIX}webhooks"
 """ZSET of webhook delivery ids, score = when it is due (server ms); ``webhook`` holds each."""
 
 PASSTHROUGH_LOG: Final = f"{PREFIX}sessionlog:pending"
-"""List of the job ids of passthrough outputs waiting for a worker to log them (oldest last)."""
+"""List of the ids of entries waiting for a worker to log them (oldest last): passthrough
+outputs (by job id) and, when kept, lines read back from summarized outputs."""
 
 PASSTHROUGH_LOGGING: Final = f"{PREFIX}sessionlog:inflight"
 """ZSET of entries a worker took from ``PASSTHROUGH_LOG`` and is writing, score = taken at (ms)."""
@@ -118,3 +119,19 @@ PASSTHROUGH_SIZES: Final = f"{PREFIX}sessionlog:sizes"
 """Hash of the job ids in ``PASSTHROUGH_LOG`` and their entries' sizes in bytes."""
 PASSTHROUGH_BYTES: Final = f"{PREFIX}sessionlog:bytes"
 """Counter: the bytes of every entry waiting in ``PASSTHROUGH_LOG`` (the sum of its sizes)."""
+
+# --- re-reads of summarized outputs (tersify.client.rereads counts; worker.metrics reads) ---
+
+reread_mark = Key("reread:{}", "Marker: some read of this job's full output was counted.")
+
+REREADS: Final = f"{PREFIX}rereads"
+"""Hash ``TOOL_TYPE|METHOD`` → reads of full outputs behind summaries of that kind (all reads)."""
+
+REREAD_SUMMARIES: Final = f"{PREFIX}rereads:summaries"
+"""Hash ``TOOL_TYPE|METHOD`` → summaries whose full output was read back at least once."""
+
+REREADS_RECENT: Final = f"{PREFIX}rereads:recent"
+"""ZSET of re-read job ids scored by their summary's finish time (s), trimmed: the share now."""
+
+SUMMARIES: Final = f"{PREFIX}summaries"
+"""Hash ``TOOL_TYPE|METHOD`` → summaries stored by workers (the share's denominator)."""

@@ -134,3 +134,13 @@ def test_the_dashboard_and_an_alert_show_dead_letters_by_reason() -> None:
     assert panels and all("by (reason)" in e for e in panels)
     (rule,) = [r for r in rules() if r["alert"] == "TersifyDeadLetters"]
     assert "tersify_dead_letters_total" in rule["expr"] and "by (reason)" in rule["expr"]
+
+
+def test_the_dashboard_and_an_alert_show_the_share_of_summaries_read_back() -> None:
+    panels = [e for e in panel_exprs() if "tersify_reread_summaries_total" in e]
+    assert panels and all("tersify_summaries_total" in e for e in panels)
+    assert any("tersify_rereads_total" in e for e in panel_exprs())
+    (rule,) = [r for r in rules() if r["alert"] == "TersifyRereadShareJumped"]
+    assert {"tersify_reread_summaries_total", "tersify_summaries_total"} <= set(
+        METRIC.findall(rule["expr"])
+    )

@@ -51,6 +51,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tersify.worker.cli.status",
     "tersify.worker.cli.submit",
     "tersify.worker.cli.worker",
+    "tersify.worker.cli.savings",
 )
 
 

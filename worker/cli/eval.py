@@ -12,6 +12,7 @@ from rich.table import Table
 
 from tersify.contract import ToolType
 from tersify.settings import Settings
+from tersify.worker.cli import eval_model
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
 
@@ -51,11 +52,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "(the default for such a corpus)",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    eval_model.add_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Load the corpus, score the method and print the report; 2 when there is nothing to score."""
+    if args.method is EvalMethod.MODEL:
+        return eval_model.run(args, settings)
     directory: Path = args.corpus_dir
     if not directory.is_dir():
         return _refuse(f"{directory} is not a directory")

@@ -17,6 +17,7 @@ from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
 from tersify.store.redis_url import redis_client
+from tersify.worker.metrics import rereads
 from tersify.worker.metrics import snapshot as snap
 from tersify.worker.metrics.jobs import RECENT_WINDOW_SECONDS
 
@@ -33,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=float,
         default=5.0,
         metavar="MINUTES",
-        help=f"fallback-rate window (at most {RECENT_WINDOW_SECONDS // 60})",
+        help=f"fallback-rate and re-read window (at most {RECENT_WINDOW_SECONDS // 60})",
     )
     p.add_argument("--failures", type=int, default=10, help="recent failures to show")
     p.set_defaults(run=run)
@@ -51,6 +52,7 @@ def snapshot(client: redis.Redis, *, window_seconds: float, failures: int) -> di
         "gated_sessions": snap.gated_as_dicts(snap.gated_sessions(client, now)),
         "circuits": snap.circuit_states(client),
         "fallback_rate": snap.fallback_rate(client, now, window),
+        "rereads": rereads.share(client, now, window),
         "recent_failures": snap.recent_fallbacks(client, failures),
         "dead_letters": snap.dead_letters(client, failures),
         "webhooks_waiting": int(client.zcard(keys.WEBHOOKS)),  # type: ignore[arg-type]
@@ -146,7 +148,9 @@ def render(status: dict[str, Any]) -> Group:
     for d in status["dead_letters"]:
         reason, detail = str(d["reason"]), str(d.get("detail") or "")
         failures.add_row(_when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
-    return Group(queues, workers, gated, failures, *_gateway(status["gateway"]))
+    return Group(
+        queues, workers, gated, failures, _rereads(status["rereads"]), *_gateway(status["gateway"])
+    )
 
 
 def _gateway(found: dict[str, Any]) -> list[Table]:
@@ -172,6 +176,30 @@ def _gateway(found: dict[str, Any]) -> list[Table]:
             _when(s["last_request"]),
         )
     return [table]
+
+
+def _rereads(share: dict[str, Any]) -> Table:
+    total = share["total"]
+    table = Table(
+        title=(
+            f"summaries read back: {share['reread']}/{share['summaries']} ({share['share']:.1%}) "
+            f"of those finished in the last {share['window_seconds'] / 60:g} min · "
+            f"{total['reread']}/{total['summaries']} ({total['share']:.1%}) and "
+            f"{total['reads']} reads in all"
+        )
+    )
+    for column in ("tool type", "method", "summaries", "read back", "share", "reads"):
+        table.add_column(column)
+    for k in share["by_kind"]:
+        table.add_row(
+            k["tool_type"],
+            k["method"],
+            str(k["summaries"]),
+            str(k["reread"]),
+            f"{k['share']:.1%}",
+            str(k["reads"]),
+        )
+    return table
 
 
 def _ago(seconds: float) -> str:

@@ -184,6 +184,8 @@ class Rewriter:
                 text_for(summary),
                 summary.output_ref,
                 digest_of(result.text),
+                summary.job_id,
+                summary.tool_type.value,
             )
             await self._store.put(key, session_id, rewrite)
         except TersifyError as exc:

@@ -34,11 +34,14 @@ COUNTS: Final = ("requests", "rewritten", "reused", "fallbacks", "tokens_before"
 
 @dataclass(frozen=True, slots=True)
 class Rewrite:
-    """A stored replacement: its text, and the full output it names (ref and payload digest)."""
+    """A stored replacement: its text, the full output it names (ref and payload digest), and
+    the job that summarized it (so reads of a link stored again are still counted against it)."""
 
     text: str
     ref: str | None
     digest: str | None
+    job_id: str = ""
+    tool_type: str = ""
 
     def fields(self, session_id: str) -> dict[str, str]:
         """The hash fields it is stored as (``session_id`` lets ``forget`` find it)."""
@@ -47,7 +50,12 @@ class Rewrite:
             "text": self.text,
             "ref": self.ref or "",
             "digest": self.digest or "",
+            "job_id": self.job_id,
+            "tool_type": self.tool_type,
         }
+
+
+_FIELDS = ("text", "ref", "digest", "job_id", "tool_type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +98,13 @@ class RewriteStore:
 
     async def lookup(self, content_keys: list[str]) -> dict[str, Rewrite]:
         """The stored replacements among ``content_keys``: one round trip."""
-        reads = [
-            command("hmget", keys.gateway_rewrite(k), ["text", "ref", "digest"])
-            for k in content_keys
-        ]
+        reads = [command("hmget", keys.gateway_rewrite(k), list(_FIELDS)) for k in content_keys]
         replies = await self._round(reads, "could not read replacements")
         found: dict[str, Rewrite] = {}
-        for key, (text, ref, digest) in zip(content_keys, replies, strict=True):
+        for key, (text, ref, digest, job, tool) in zip(content_keys, replies, strict=True):
             if text is not None:
-                found[key] = Rewrite(_str(text), _str(ref) or None, _str(digest) or None)
+                link = (_str(ref) or None, _str(digest) or None)
+                found[key] = Rewrite(_str(text), *link, _str(job), _str(tool))
         return found
 
     async def put(self, content_key: str, session_id: str, rewrite: Rewrite) -> None:
@@ -145,7 +151,14 @@ class RewriteStore:
             clean, _ = payloads.clean_output(full)
             digest, blob = payloads.encode(clean)
             restores += [*payloads.stage(digest, blob, payload_ttl)]
-            restores += [*stage_output(rewrite.ref, session_id, digest, payload_ttl)]
+            restores += stage_output(
+                rewrite.ref,
+                session_id,
+                digest,
+                payload_ttl,
+                job_id=rewrite.job_id or None,
+                tool_type=rewrite.tool_type or None,
+            )
             restores += sessions.index_payload(session_id, digest, ttl)
             restores += sessions.index_keys(session_id, (keys.output(rewrite.ref),), ttl)
         if restores:

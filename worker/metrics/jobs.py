@@ -20,12 +20,12 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
 
 from tersify.chat.compaction import CompactionMethod, CompactionResult
-from tersify.client import tenants
+from tersify.client import rereads, tenants
 from tersify.contract import DeadLetterReason, Method, Queue, SummaryResult
 from tersify.gate import CompletionOutcome
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.worker.metrics.state import STATE_GAUGES, StateCollector
+from tersify.worker.metrics.state import STATE_COUNTERS, STATE_GAUGES, StateCollector
 from tersify.worker.model.pricing import cost
 from tersify.worker.redact import KINDS
 from tersify.worker.store.writebehind import WriteBehind
@@ -172,7 +172,7 @@ def observe(
         FALLBACKS.labels(result.fallback_reason.value).inc()
     if result.provider and result.model and result.method is Method.LLM:
         _count_tokens(writes, settings, result, tenant)
-    _remember(writes, settings, result, queue)
+    _remember(writes, settings, result, queue, applied=outcome is CompletionOutcome.APPLIED)
 
 
 def count_redactions(counts: Mapping[str, int]) -> None:
@@ -210,7 +210,9 @@ def tenant_label(spec: str, tenant: str | None) -> str:
         return ""  # the API refuses to start on it; here it only means no tenant labels
 
 
-def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str) -> None:
+def _remember(
+    writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str, *, applied: bool
+) -> None:
     # Shared, capped records of recent finishes: `tersify status` reads them from any host.
     # Written behind the job (within ~20 ms): a record lost to a crash only thins the rates.
     at = result.finished_at.timestamp()
@@ -229,8 +231,11 @@ def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, qu
             }
         )
     keep_fallbacks = settings.metrics_recent_fallbacks
+    kind = rereads.field(result.tool_type.value, result.method.value)
 
     def write(pipe: Any) -> None:
+        if applied:  # the re-read share's denominator: a late result is no second summary
+            pipe.hincrby(keys.SUMMARIES, kind, 1)
         pipe.zadd(keys.RECENT_COMPLETIONS, {result.job_id: at})
         pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", at - RECENT_WINDOW_SECONDS)
         pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
@@ -271,7 +276,7 @@ def start_server(settings: Settings, client: redis.Redis, pool: str) -> bool:
 
 def exported_names() -> set[str]:
     """Every series name this worker can export (``_total``, ``_bucket``... included)."""
-    names = set(STATE_GAUGES)
+    names = set(STATE_GAUGES) | {name + "_total" for name in STATE_COUNTERS}
     suffixes = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count")}
     for metric in JOB_METRICS:
         for family in metric.describe():

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 
 import redis
 import structlog
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from tersify.worker.metrics import rereads
 from tersify.worker.metrics import snapshot as snap
 
 log = structlog.get_logger("tersify.metrics")
@@ -27,6 +28,15 @@ STATE_GAUGES: dict[str, str] = {
     "tersify_redis_up": "1 when this scrape could read Redis.",
 }
 
+# Counters kept in Redis (cluster-wide, every worker exports the same values: aggregate with max),
+# by the summary's tool type and method; exported with the ``_total`` suffix.
+STATE_COUNTERS: dict[str, str] = {
+    "tersify_summaries": "Summaries stored by workers since Redis began counting.",
+    "tersify_rereads": "Reads of the full output behind a summary (tersify output, the API, "
+    "tersify_read, Producer.read_output).",
+    "tersify_reread_summaries": "Summaries whose full output was read back at least once.",
+}
+
 
 class StateCollector(Collector):
     """Reads queue depths, the gate and the circuits from Redis when Prometheus scrapes."""
@@ -38,6 +48,8 @@ class StateCollector(Collector):
         """The families this collector exports (without reading Redis)."""
         for name, doc in STATE_GAUGES.items():
             yield GaugeMetricFamily(name, doc)
+        for name, doc in STATE_COUNTERS.items():
+            yield CounterMetricFamily(name, doc, labels=["tool_type", "method"])
 
     def collect(self) -> Iterator[Metric]:
         """One bounded read of the cluster's state; only ``tersify_redis_up`` 0 on failure."""
@@ -86,3 +98,17 @@ class StateCollector(Collector):
             for candidate in snap.CIRCUIT_STATES:
                 circuit.add_metric([provider, candidate], 1 if state == candidate else 0)
         yield circuit
+        yield from _reread_counters(client)
+
+
+def _reread_counters(client: redis.Redis) -> Iterator[Metric]:
+    families = {
+        name: CounterMetricFamily(name, doc, labels=["tool_type", "method"])
+        for name, doc in STATE_COUNTERS.items()
+    }
+    for kind in rereads.kinds(client):
+        labels = [kind.tool_type, kind.method]
+        families["tersify_summaries"].add_metric(labels, kind.summaries)
+        families["tersify_rereads"].add_metric(labels, kind.reads)
+        families["tersify_reread_summaries"].add_metric(labels, kind.reread)
+    yield from families.values()

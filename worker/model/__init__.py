@@ -1,6 +1,6 @@
 """Calling a model API: the providers (Anthropic Messages, OpenAI Chat Completions) over
-httpx, and the policy around every call (guard, circuit breaker, rate limit, retries), pricing
-and the token estimate.
+httpx, and the policy around every call (guard, circuit breaker, rate limit, retries), the
+route that puts a provider behind its shared guard, pricing and the token estimate.
 
 May import ``store``; never ``shrink`` or anything above.
 """

@@ -30,6 +30,7 @@ class EvalMethod(StrEnum):
     EXTRACTIVE = "extractive"
     MODEL_INPUT = "model-input"
     BM25 = "bm25"
+    MODEL = "model"  # real model answers: scored by ``quality.modeleval``, not shrunk here
 
 
 def kept(output: str, must_keep: Sequence[str]) -> int:
@@ -62,6 +63,8 @@ def shrink(
         return extract(case.output, tool_type, budget, case.query)
     if method is EvalMethod.BM25:
         return bm25_lines(case.output, case.query, budget)
+    if method is EvalMethod.MODEL:
+        raise ValueError("model answers are scored by tersify.worker.quality.modeleval")
     job = PendingSummary.build(
         deadline_seconds=60,
         session_id="eval",

@@ -89,7 +89,7 @@ def _take(
         elif kind == "result":
             result = SummaryResult.model_validate(entry)
             results.setdefault(result.job_id, result)
-        elif kind != "compaction":  # a compaction's messages: nothing to re-summarize
+        elif kind not in ("compaction", "reread"):  # messages, lines read back: not outputs
             return f"unknown kind {kind!r}"
     except ValidationError as exc:
         return f"invalid {kind}: {exc.error_count()} field error(s)"

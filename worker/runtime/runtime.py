@@ -16,11 +16,8 @@ from tersify.gate import SessionGate
 from tersify.settings import Settings
 from tersify.store.redis_url import redis_client
 from tersify.worker.model.calls import Route
-from tersify.worker.model.circuit import CircuitBreaker
-from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers import make_provider
-from tersify.worker.model.providers.base import Provider
-from tersify.worker.model.ratelimit import RateLimiter
+from tersify.worker.model.routes import route
 from tersify.worker.redact import Scope
 from tersify.worker.runtime.scheduler import Scheduler
 from tersify.worker.store.sessionlog import SessionLog
@@ -95,34 +92,6 @@ class Runtime:
                 r.provider.close()
         self.redis.close()
         self.gate_redis.close()
-
-
-def route(
-    settings: Settings, client: Redis, provider: Provider, writes: WriteBehind | None = None
-) -> Route:
-    """A provider with its shared circuit breaker and, when limits are set, its rate limit."""
-    limited = settings.rate_limit_requests_per_minute or settings.rate_limit_tokens_per_minute
-    return Route(
-        provider,
-        CallGuard(
-            CircuitBreaker(
-                client,
-                provider.name,
-                threshold=settings.circuit_failure_threshold,
-                cooldown=settings.circuit_cooldown_seconds,
-                probe=settings.model_timeout_seconds + 5,
-                writes=writes,
-            ),
-            RateLimiter(
-                client,
-                provider.name,
-                requests_per_minute=settings.rate_limit_requests_per_minute,
-                tokens_per_minute=settings.rate_limit_tokens_per_minute,
-            )
-            if limited
-            else None,
-        ),
-    )
 
 
 def compaction_route_list(

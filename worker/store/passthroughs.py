@@ -2,25 +2,27 @@
 
 A passthrough never reaches a worker as a job, so the producer queues its job id, with the
 output and its result stored beside it (``tersify.store.passthroughs``: bounded in bytes, with
-a TTL). A worker's chore takes a batch of ids atomically into the ``inflight`` set, appends each
-entry to its session's log (the output once per job id, as for jobs), then releases them; a
-batch left in flight by a worker that died is returned to the list after ``STALE_SECONDS`` and
-written again, which readers de-duplicate by ``(kind, job_id)``. An entry whose session was
-forgotten after the job was made (the entry deleted, or the session's tombstone newer) is
-never written.
+a TTL); when ``TERSIFY_KEEP_READ_LINES`` is on, the lines an agent read back from a summarized
+output wait the same way (``{"reread": {...}}``). A worker's chore takes a batch of ids
+atomically into the ``inflight`` set, appends each entry to its session's log (the output once
+per job id, as for jobs), then releases them; a batch left in flight by a worker that died is
+returned to the list after ``STALE_SECONDS`` and written again, which readers de-duplicate by
+``(kind, job_id)`` (and a read's ``read_id``). An entry whose session was forgotten after it
+was made (the entry deleted, or the session's tombstone newer) is never written.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from typing import Any
 
 import redis
 import structlog
 from pydantic import ValidationError
 
-from tersify.contract import PendingSummary, SummaryResult
+from tersify.contract import PendingSummary, SummaryResult, utcnow
 from tersify.store import keys, passthroughs, sessions
 from tersify.store.commands import execute
 from tersify.worker.store.sessionlog import SessionLog
@@ -79,6 +81,8 @@ class PassthroughLog:
             return False  # forgotten, or expired while no worker drained
         try:
             record = json.loads(entry)
+            if isinstance(record, dict) and isinstance(record.get("reread"), dict):
+                return self._write_reread(record["reread"])
             job = PendingSummary.model_validate(record["job"])
             result = SummaryResult.model_validate({"text": job.output, **record["result"]})
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
@@ -89,4 +93,17 @@ class PassthroughLog:
             return False
         self._log.append_output(job)  # once per job id
         self._log.append_result(result)  # again only after a crash; readers de-duplicate
+        return True
+
+    def _write_reread(self, reread: dict[str, object]) -> bool:
+        """Write the lines one read gave back; False when invalid or the session is forgotten."""
+        session, at = reread.get("session_id"), reread.get("at")
+        if not isinstance(session, str) or not isinstance(reread.get("lines"), list):
+            log.error("reread_log_entry_invalid")
+            return False
+        read_at = datetime.fromisoformat(at) if isinstance(at, str) else utcnow()
+        tombstone = self._redis.get(keys.forgotten(session))
+        if sessions.dropped(tombstone, int(read_at.timestamp() * 1000)):
+            return False
+        self._log.append_reread(reread)
         return True

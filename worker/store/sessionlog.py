@@ -1,5 +1,5 @@
 """The session log: one JSONL file per session holding every full tool output and every result,
-and the full messages of every compaction.
+the full messages of every compaction and, when kept, the lines agents read back.
 
 A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
 never part of a session file's name) and a new one started; files untouched for
@@ -134,6 +134,17 @@ class SessionLog:
             result = (redactor or Redactor(self._redact)).result(result, Scope.LOG)
         self._append(result.session_id, {"kind": "result", **result.model_dump(mode="json")})
 
+    def append_reread(self, entry: dict[str, Any], redactor: Redactor | None = None) -> None:
+        """Write the lines one read took back from a job's full output, beside that job.
+
+        ``entry`` is what ``tersify.client.rereads.keep_lines`` queued (``session_id``,
+        ``job_id``, ``read_id``, ``lines`` as ``[number, text]`` pairs, ...); under
+        ``Scope.LOG`` its text is redacted as an output is.
+        """
+        if Scope.LOG in self._redact:
+            entry = _redacted(entry, redactor or Redactor(self._redact))
+        self._append(str(entry["session_id"]), {"kind": "reread", **entry})
+
     def prune(self, now: float | None = None) -> int:
         """Delete the log files untouched for ``retention_days`` (0: keep all); how many went."""
         if self._retention_seconds <= 0 or not self.directory.is_dir():
@@ -209,8 +220,9 @@ def _rotated_name(path: Path) -> Path:
 
 
 def read_entries(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield a log file's entries, de-duplicated by ``(kind, job_id)``, skipping broken lines."""
-    seen: set[tuple[str, str]] = set()
+    """Yield a log file's entries, de-duplicated by ``(kind, job_id)`` (and ``read_id`` for the
+    many reads of one job), skipping broken lines."""
+    seen: set[tuple[str, str, str]] = set()
     with path.open("rb") as handle:
         for raw in handle:
             try:
@@ -219,7 +231,7 @@ def read_entries(path: Path) -> Iterator[dict[str, Any]]:
                 continue
             if not isinstance(entry, dict):
                 continue
-            ident = (str(entry.get("kind")), str(entry.get("job_id")))
+            ident = (str(entry.get("kind")), str(entry.get("job_id")), str(entry.get("read_id")))
             if ident in seen:
                 continue
             seen.add(ident)

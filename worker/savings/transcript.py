@@ -1,0 +1,128 @@
+"""One agent session as the savings report sees it: tool outputs, in order, among model calls.
+
+Every reader builds its sessions with a ``Builder``: it is told of each model call (by an id:
+lines of one API response share it) and each tool output, and works out how many model calls
+came after each output. An output stays in the agent's context until the session ends or the
+agent compacts its context, so each of the calls in between sent it to the model again.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """One tool result an agent's model read, and where it sits in its session."""
+
+    session: str
+    agent: str
+    model: str | None
+    tool_name: str
+    command: str | None
+    text: str
+    index: int
+    later_calls: int
+    source: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Something that was not used: where it is and why."""
+
+    path: Path
+    line: int
+    reason: str
+
+
+@dataclass
+class Transcript:
+    """One session's tool outputs and how many model calls it made."""
+
+    session: str
+    agent: str
+    source: Path
+    outputs: list[ToolOutput]
+    calls: int
+
+
+@dataclass
+class _Pending:
+    tool_name: str
+    command: str | None
+    text: str
+    model: str | None
+    calls_before: int
+    calls_until: int | None = None
+
+
+@dataclass
+class Builder:
+    """Collects one session's calls and outputs in order; ``finish`` makes the transcript."""
+
+    session: str
+    agent: str
+    source: Path
+    model: str | None = None
+    _calls: set[str] = field(default_factory=set)
+    _pending: list[_Pending] = field(default_factory=list)
+
+    def call(self, call_id: str) -> None:
+        """A model call (seen again for each line of one response: counted once)."""
+        self._calls.add(call_id)
+
+    def output(self, tool_name: str, command: str | None, text: str) -> None:
+        """A tool output the model reads from its next call on."""
+        pending = _Pending(tool_name or "unknown", command, text, self.model, len(self._calls))
+        self._pending.append(pending)
+
+    def compacted(self) -> None:
+        """The agent compacted its context: the outputs so far leave it."""
+        for pending in self._pending:
+            if pending.calls_until is None:
+                pending.calls_until = len(self._calls)
+
+    def finish(self) -> Transcript:
+        """The session as read so far."""
+        total = len(self._calls)
+        outputs = [
+            ToolOutput(
+                session=self.session,
+                agent=self.agent,
+                model=p.model,
+                tool_name=p.tool_name,
+                command=p.command,
+                text=p.text,
+                index=index,
+                later_calls=(total if p.calls_until is None else p.calls_until) - p.calls_before,
+                source=self.source,
+            )
+            for index, p in enumerate(self._pending)
+        ]
+        return Transcript(self.session, self.agent, self.source, outputs, total)
+
+
+def command_of(arguments: Any) -> str | None:
+    """The shell command in a tool call's arguments (a JSON text or an object), if it has one.
+
+    ``command`` or ``cmd`` as a string, or as an argument list (Codex's ``["bash", "-lc",
+    "…"]``), joined as a shell would read it.
+    """
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if not isinstance(arguments, dict):
+        return None
+    for key in ("command", "cmd"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return shlex.join(value)
+    return None
