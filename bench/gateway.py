@@ -37,6 +37,10 @@ HEADERS = {"x-api-key": "bench-key", "anthropic-version": "2023-06-01", "x-tersi
 KINDS = ("none", "cached", "uncached")
 
 
+_COMMAND = {"type": "object", "properties": {"command": {"type": "string"}}}
+_ANY = {"type": "object"}
+
+
 def conversation(history: int, chars: int, new: int | None) -> dict[str, Any]:
     """An agent's request: ``history`` large tool results (``chars`` each), plus a new one."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "Find where compute_ is slow."}]
@@ -52,7 +56,11 @@ def conversation(history: int, chars: int, new: int | None) -> dict[str, Any]:
         "max_tokens": 1024,
         "system": "You are a coding agent. " * 400,
         "tools": [
-            {"name": f"tool_{n}", "description": "d " * 200, "input_schema": {}} for n in range(8)
+            {"name": "Bash", "description": "Runs a command.", "input_schema": _COMMAND},
+            *(
+                {"name": f"tool_{n}", "description": "d " * 200, "input_schema": _ANY}
+                for n in range(7)
+            ),
         ],
         "messages": messages,
     }

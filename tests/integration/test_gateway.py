@@ -304,7 +304,7 @@ def test_requests_it_does_not_rewrite_pass_through_byte_for_byte(
     gateway = start_gateway()
     with openai.OpenAI(base_url=gateway.openai_url, api_key=API_KEY, max_retries=0) as client:
         assert [m.id for m in client.models.list()] == ["fake-model"]
-    odd = b'{"model": "m", "max_tokens": 1, "messages": [], "model": "again"}'  # duplicate key
+    odd = b'{"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "hi"}], "model": "again"}'  # noqa: E501 - a duplicate key
     response = httpx.post(
         gateway.url + "/v1/messages",
         content=odd,

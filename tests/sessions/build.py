@@ -1,4 +1,4 @@
-"""Write this folder's two sample agent sessions around real tool outputs of ``tests/corpus/tune``.
+"""Write this folder's two sample agent sessions around real tool outputs of ``tests/corpus``.
 
 Every tool result in them is a corpus case's output exactly as the program printed it on this
 project's machine (``tests/corpus/README.md``), given to a call whose arguments are that case's
@@ -28,7 +28,7 @@ from typing import Any
 from tersify.worker.quality.corpus import Case, load_case
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent / "corpus" / "tune"
+CORPUS = HERE.parent / "corpus"
 NAMESPACE = uuid.UUID("6f1c0b52-3a57-4e0e-9b1d-2c4f8d7e9a10")  # seeds every id below
 
 CLAUDE_SESSION = str(uuid.uuid5(NAMESPACE, "claude-code"))
@@ -41,8 +41,9 @@ _CAT_N = re.compile(r"^ *\d+\t", re.MULTILINE)
 
 
 def case(name: str) -> Case:
-    """The corpus case ``name`` of ``tests/corpus/tune``, read as ``tersify eval`` reads it."""
-    found = load_case(CORPUS / f"{name}.json")
+    """The corpus case ``name`` (of either split), read as ``tersify eval`` reads it."""
+    (path,) = CORPUS.glob(f"*/{name}.json")
+    found = load_case(path)
     if not found.command:
         raise ValueError(f"{name}: the case records no command")
     return found

@@ -39,8 +39,8 @@ def claude_lines() -> list[dict[str, Any]]:
 
 
 def corpus_outputs() -> set[str]:
-    """Every output of ``tests/corpus/tune``, as recorded."""
-    return {case.output for case in load_cases(build.CORPUS)}
+    """Every output of ``tests/corpus`` (both splits), as recorded."""
+    return {case.output for split in ("tune", "check") for case in load_cases(build.CORPUS / split)}
 
 
 def test_the_committed_samples_are_what_the_build_script_writes(tmp_path: Path) -> None:
