@@ -1,7 +1,9 @@
 """The ``tersify`` command line: thin wrappers over the producer, the gate and the worker.
 
-One module per subcommand, registered in ``COMMAND_MODULES``; the top layer, it may import
-anything.
+One module per subcommand, registered in ``commands.COMMANDS``: each has ``add_parser(subparsers)
+-> None`` and sets ``run`` (a ``Command``) on its parser. Only the module of the command being
+run is imported, so every command starts as fast as the little it needs allows (the others are
+listed by ``--help`` from the registry alone). The top layer: it may import anything.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
 from tersify.settings import Settings, debug_requested
+from tersify.worker.cli.commands import COMMANDS
 from tersify.worker.cli.failures import ExitCode, end
 
 Command = Callable[[argparse.Namespace, Settings], int]
@@ -29,31 +32,6 @@ EPILOG = (
     "70 an unexpected error (--debug shows its traceback); 130 interrupted; 141 stdout closed."
 )
 
-# One module per subcommand: each has ``add_parser(subparsers) -> None`` and sets ``run`` (a
-# ``Command``) on its parser. Keep the list sorted. Modules are imported only to build the parser,
-# and import what their command needs inside it, so ``tersify --help`` stays fast.
-COMMAND_MODULES: tuple[str, ...] = (
-    "tersify.worker.cli.api",
-    "tersify.worker.cli.cancel",
-    "tersify.worker.cli.compact",
-    "tersify.worker.cli.deadletters",
-    "tersify.worker.cli.demo",
-    "tersify.worker.cli.doctor",
-    "tersify.worker.cli.eval",
-    "tersify.worker.cli.eval_compaction",
-    "tersify.worker.cli.forget",
-    "tersify.worker.cli.gate",
-    "tersify.worker.cli.gateway",
-    "tersify.worker.cli.repair",
-    "tersify.worker.cli.mcp_proxy",
-    "tersify.worker.cli.output",
-    "tersify.worker.cli.reprocess",
-    "tersify.worker.cli.status",
-    "tersify.worker.cli.submit",
-    "tersify.worker.cli.worker",
-    "tersify.worker.cli.savings",
-)
-
 
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage mistake is one line that points at ``--help`` (exit 2)."""
@@ -66,7 +44,8 @@ class Parser(argparse.ArgumentParser):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tersify`` console script."""
-    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser(_chosen(argv))
     args = parser.parse_args(argv)
     prog = f"tersify {args.command_name}" if getattr(args, "command_name", None) else "tersify"
     debug = bool(args.debug) or debug_requested()
@@ -85,20 +64,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         return end(prog, exc, redis_url, debug=debug)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def _parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The command line, with the full parser of ``chosen`` (its module imported) and every other
+    command listed by name and help only."""
     parser: argparse.ArgumentParser = Parser(prog="tersify", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"tersify {_version()}")
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of an error (TERSIFY_DEBUG)"
     )
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # a base (producer-only) install lacks its extra
-            _not_installed(sub, name, str(exc.name))
-            continue
-        module.add_parser(sub)
+    home = COMMANDS[chosen][0] if chosen in COMMANDS else None
+    for name, (module_name, line) in COMMANDS.items():
+        if module_name != home:
+            sub.add_parser(name, help=line, add_help=False)  # listed; never parsed
+        elif name == chosen:  # its module builds its parser (and its siblings': submit, result)
+            try:
+                importlib.import_module(f"tersify.worker.cli.{module_name}").add_parser(sub)
+            except ModuleNotFoundError as exc:  # a base (producer-only) install lacks its extra
+                _not_installed(sub, name, str(exc.name))
     for command, child in sub.choices.items():
         child.set_defaults(command_name=command)
     return parser
@@ -116,9 +104,8 @@ def _install_hint(missing: str) -> str:
 
 
 def _not_installed(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, missing: str
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], command: str, missing: str
 ) -> None:
-    command = name.rsplit(".", 1)[-1].replace("_", "-")
     hint = _install_hint(missing)
     p = sub.add_parser(command, help=f"(not installed: {hint})", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)

@@ -7,16 +7,14 @@ import ipaddress
 import sys
 
 import structlog
-import uvicorn
 
 from tersify.settings import Settings
-from tersify.worker.api.app import AuthNotConfiguredError, token_table
-from tersify.worker.api.connections import PROTOCOL, ConnectionLimits
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``api`` subcommand."""
-    p = sub.add_parser("api", help="serve the HTTP API (FastAPI on uvicorn)")
+    p = sub.add_parser("api", help=summary("api"))
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port to bind (default 8080)")
     p.add_argument("--workers", type=int, default=1, help="server processes sharing the port")
@@ -34,6 +32,12 @@ def is_loopback(host: str) -> bool:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    # the web stack is imported by the command that serves it, not by every `tersify` call
+    import uvicorn
+
+    from tersify.worker.api.app import AuthNotConfiguredError, token_table
+    from tersify.worker.api.connections import PROTOCOL, ConnectionLimits
+
     try:
         tokens = token_table(settings)
     except (AuthNotConfiguredError, ValueError) as exc:

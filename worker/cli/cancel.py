@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``cancel`` subcommand."""
-    p = sub.add_parser("cancel", help="cancel a queued or running job")
+    p = sub.add_parser("cancel", help=summary("cancel"))
     p.add_argument("job_id")
     p.add_argument("--json", action="store_true", help="print what happened as one JSON object")
     p.set_defaults(run=_cancel)

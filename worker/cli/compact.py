@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``compact`` subcommand."""
-    p = sub.add_parser("compact", help="compact a conversation's older turns into one summary")
+    p = sub.add_parser("compact", help=summary("compact"))
     p.add_argument("messages", help='JSON file: a list of messages, or {"messages": [...]}')
     p.add_argument("--previous", default=None, help="file holding the previous summary")
     p.add_argument("--session", default="cli")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from tersify.contract import DeadLetterReason, Queue
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import ExitCode, Failure
 
 REASONS = [reason.value for reason in DeadLetterReason]
@@ -15,7 +16,7 @@ REASONS = [reason.value for reason in DeadLetterReason]
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``deadletters`` subcommand."""
-    dl = sub.add_parser("deadletters", help="list, show, replay or purge refused queue entries")
+    dl = sub.add_parser("deadletters", help=summary("deadletters"))
     dsub = dl.add_subparsers(required=True, metavar="ACTION")
     p = dsub.add_parser("list", help="the newest records: id, when, reason, queue, detail")
     p.add_argument("--reason", choices=REASONS)

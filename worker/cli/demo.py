@@ -24,6 +24,7 @@ from rich.table import Table
 from tersify.client import Producer, SummaryHandle
 from tersify.contract import SummaryResult
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 
@@ -53,7 +54,7 @@ def load_examples() -> list[Example]:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``demo`` subcommand."""
-    p = sub.add_parser("demo", help="run the bundled examples end to end on a private Redis")
+    p = sub.add_parser("demo", help=summary("demo"))
     p.add_argument("--timeout", type=float, default=120.0)
     p.set_defaults(run=_run)
 

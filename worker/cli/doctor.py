@@ -13,6 +13,7 @@ import sys
 import structlog
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import ExitCode, Failure
 from tersify.worker.preflight.checks import Finding, Level, Role, run
 
@@ -23,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Add the ``doctor`` subcommand."""
     p = sub.add_parser(
         "doctor",
-        help="check the configuration: Redis, providers and keys, model APIs, webhooks, logs",
+        help=summary("doctor"),
         description="Run the checks a worker, the API and the MCP proxy run at start, and print "
         "each; exit 1 when one would refuse to start.",
     )

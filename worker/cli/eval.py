@@ -13,6 +13,7 @@ from rich.table import Table
 from tersify.contract import ToolType
 from tersify.settings import Settings
 from tersify.worker.cli import eval_model
+from tersify.worker.cli.commands import summary
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
 
@@ -26,9 +27,7 @@ SPLITS = ("tune", "check")
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``eval`` subcommand."""
-    p = sub.add_parser(
-        "eval", help="score a shrink method over a corpus (NAME.txt + NAME.json per case)"
-    )
+    p = sub.add_parser("eval", help=summary("eval"))
     p.add_argument("corpus_dir", type=Path, help="directory of NAME.txt + NAME.json cases")
     p.add_argument(
         "--method",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 SPLITS = ("tune", "check")
 KINDS = ("task", "file", "error", "test", "decision", "remains")
@@ -18,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Add the ``eval-compaction`` subcommand."""
     p = sub.add_parser(
         "eval-compaction",
-        help="score compaction over real conversations (NAME.json + NAME.messages.json)",
+        help=summary("eval-compaction"),
     )
     p.add_argument(
         "corpus_dir", type=Path, help="a corpus directory, or one split into tune/ check/"

@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``forget`` subcommand."""
-    p = sub.add_parser(
-        "forget", help="delete a session's jobs, outputs, results, held input and log files"
-    )
+    p = sub.add_parser("forget", help=summary("forget"))
     p.add_argument("session")
     p.add_argument("--json", action="store_true", help="print the counts as JSON")
     p.set_defaults(run=_forget)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``gate`` subcommand."""
-    gate = sub.add_parser("gate", help="inspect a session's input gate")
+    gate = sub.add_parser("gate", help=summary("gate"))
     gsub = gate.add_subparsers(required=True, metavar="ACTION")
     p = gsub.add_parser("status", help="is the gate open, and which jobs hold it")
     p.add_argument("session")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``gateway`` subcommand."""
     p = sub.add_parser(
         "gateway",
-        help="serve the Anthropic and OpenAI APIs with large tool results summarized",
+        help=summary("gateway"),
         description="Forward Anthropic Messages and OpenAI Chat Completions / Responses requests "
         "to the configured upstreams, their large tool results replaced by tersify's summaries "
         "(docs/INTEGRATION.md). Point an agent's base URL at it.",

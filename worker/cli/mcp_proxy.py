@@ -7,6 +7,7 @@ import argparse
 import structlog
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import Failure
 
 
@@ -14,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Add the ``mcp-proxy`` subcommand."""
     p = sub.add_parser(
         "mcp-proxy",
-        help="serve an MCP server's tools with their long results summarized",
+        help=summary("mcp-proxy"),
         description="Start the MCP server COMMAND and serve its tools over stdio (or streamable "
         "HTTP with --listen), long text results replaced by tersify's summaries, plus "
         "tersify_read to read the exact output back.",

@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import Failure
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``output`` subcommand."""
-    p = sub.add_parser("output", help="print lines of a result's full output (by output_ref)")
+    p = sub.add_parser("output", help=summary("output"))
     p.add_argument("ref", help="the result's output_ref")
     p.add_argument(
         "--from",

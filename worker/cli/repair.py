@@ -7,13 +7,12 @@ import json
 import sys
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``repair`` subcommand."""
-    p = sub.add_parser(
-        "repair", help="drop unanswered tool calls and orphan results from a conversation"
-    )
+    p = sub.add_parser("repair", help=summary("repair"))
     p.add_argument("messages", help='JSON file (- for stdin): a list, or {"messages": [...]}')
     p.set_defaults(run=_repair)
 

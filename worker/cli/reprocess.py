@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tersify.contract import Method, ToolType
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
 from tersify.worker.reprocess.estimate import estimate_all
 from tersify.worker.reprocess.filters import Filters
@@ -20,7 +21,7 @@ from tersify.worker.reprocess.runner import Runner, RunStats
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``reprocess`` subcommand."""
-    p = sub.add_parser("reprocess", help="re-summarize archived session logs (batch queue)")
+    p = sub.add_parser("reprocess", help=summary("reprocess"))
     p.add_argument("paths", nargs="+", type=Path, help="session-log directories or JSONL files")
     p.add_argument("--output", type=Path, default=Path("reprocess.jsonl"), help="new results")
     p.add_argument("--dry-run", action="store_true", help="estimate tokens and cost; submit none")

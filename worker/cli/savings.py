@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.runtime.logconfig import configure_logging
 from tersify.worker.savings.compute import local_rows, outputs_of, remote_rows
 from tersify.worker.savings.prices import Prices
@@ -28,7 +29,7 @@ HINT_TOKENS = 60
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``savings`` subcommand."""
-    p = sub.add_parser("savings", help="tokens and dollars tersify would have saved on agent logs")
+    p = sub.add_parser("savings", help=summary("savings"))
     p.add_argument("paths", nargs="+", type=Path, help="session logs, or directories of them")
     p.add_argument(
         "--format",

@@ -17,6 +17,7 @@ from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
 from tersify.store.redis_url import redis_client
+from tersify.worker.cli.commands import summary
 from tersify.worker.metrics import rereads
 from tersify.worker.metrics import snapshot as snap
 from tersify.worker.metrics.jobs import RECENT_WINDOW_SECONDS
@@ -24,7 +25,7 @@ from tersify.worker.metrics.jobs import RECENT_WINDOW_SECONDS
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``status`` subcommand."""
-    p = sub.add_parser("status", help="queues, workers, gated sessions and recent failures")
+    p = sub.add_parser("status", help=summary("status"))
     p.add_argument("--json", action="store_true", help="print one JSON object and exit")
     p.add_argument(
         "--watch", type=float, default=None, metavar="SECONDS", help="refresh every SECONDS"

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from tersify.contract import JobOptions, Queue, SummaryResult
 from tersify.errors import ResultTimeoutError
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import ExitCode, Failure
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ READ_BYTES = 1 << 20
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``submit`` and ``result`` subcommands."""
-    p = sub.add_parser("submit", help="submit a tool output and print its summary")
+    p = sub.add_parser("submit", help=summary("submit"))
     p.add_argument("file", nargs="?", default="-", help="the output to summarize; - for stdin")
     p.add_argument("--tool", required=True, help="the tool that produced the output")
     p.add_argument("--command", dest="tool_command", default=None, help="what ran")
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--callback-url", default=None, help="POST the signed result here")
     p.set_defaults(run=_submit)
 
-    p = sub.add_parser("result", help="print a job's result")
+    p = sub.add_parser("result", help=summary("result"))
     p.add_argument("job_id")
     p.add_argument("--wait", type=float, default=0.0, help="seconds to wait for it")
     p.add_argument("--json", action="store_true")

@@ -7,11 +7,12 @@ import os
 import sys
 
 from tersify.settings import Settings
+from tersify.worker.cli.commands import summary
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``worker`` subcommand."""
-    p = sub.add_parser("worker", help="run a Celery worker")
+    p = sub.add_parser("worker", help=summary("worker"))
     p.add_argument("--queues", default="interactive,batch", help="comma-separated queue names")
     p.add_argument("--concurrency", type=int, default=None, help="in-flight jobs per process")
     p.add_argument(
