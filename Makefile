@@ -4,7 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 # Test runners (pytest-xdist): the tests mostly wait on workers and Redis, so more runners than
-# cores pay; each runner has its own redis-server and fake model, a file stays on one runner.
+# cores pay; each runner has its own redis-server and fake model. Tests are dealt one at a time,
+# except a module marked with an xdist_group (it shares something costly): it stays on one runner.
 PYTEST_WORKERS ?= 4
 
 .PHONY: install redis-server agents demo check quick lint tree types contracts test bench bench-peers clean
@@ -97,7 +98,7 @@ contracts: tree
 
 # pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
 test:
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS); rc=$$?; \
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # arq and Dramatiq for bench/throughput.py, in their own env (arq needs redis-py < 6); the

@@ -18,7 +18,8 @@ from tersify.contract import Method, SummaryResult
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 
-pytestmark = pytest.mark.slow
+# one runner builds the module's wheel and venv once (pytest-xdist --dist loadgroup)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("light_install")]
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("celery", "kombu", "httpx", "fastapi", "uvicorn", "rich", "prometheus_client", "mcp")
