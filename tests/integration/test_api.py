@@ -23,9 +23,6 @@ from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import free_port, tersify_argv, wait_for
 
-# one runner starts the module's shared API server (pytest-xdist --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("api_server")
-
 TOKEN = "tok-full-access-0123456789abcdef"
 SCOPED = "tok-team-a-only-0123456789abcdef"
 TOKENS = f"{TOKEN},{SCOPED}:team-a/*"

@@ -18,8 +18,7 @@ from tersify.contract import Method, SummaryResult
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 
-# one runner builds the module's wheel and venv once (pytest-xdist --dist loadgroup)
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("light_install")]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("celery", "kombu", "httpx", "fastapi", "uvicorn", "rich", "prometheus_client", "mcp")
