@@ -13,6 +13,7 @@
     ├── RedisUnavailableError      Redis could not be reached; nothing was enqueued
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
+    ├── DownstreamError            the MCP server the proxy runs ended before it answered
     └── ProviderError              a model call failed; the worker falls back (carries a reason)
 
 ``ProviderError.retryable`` tells whether another attempt can help (timeouts, 429, 5xx,
@@ -87,6 +88,15 @@ _RETRYABLE = frozenset(
         FallbackReason.CONNECTION_ERROR,
     }
 )
+
+
+class DownstreamError(TersifyError):
+    """The MCP server the proxy started ended, or broke the protocol, before it answered;
+    ``status`` is its exit status when it exited."""
+
+    def __init__(self, message: str, status: int | None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ProviderError(TersifyError):
