@@ -78,7 +78,11 @@ _PIECES = st.sampled_from(
 
 def targets(port: int) -> st.SearchStrategy[str]:
     """Raw request targets built of the pieces, the trap's port among them, and any VCHARs."""
-    piece = st.one_of(_PIECES, st.just(str(port)), st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=6))
+    piece = st.one_of(
+        _PIECES,
+        st.just(str(port)),
+        st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=6),
+    )
     return st.lists(piece, min_size=1, max_size=10).map("".join)
 
 
