@@ -4,13 +4,20 @@ requests sent byte by byte where a client library would have normalized them."""
 from __future__ import annotations
 
 import json
+import re
+import secrets
+import socket
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+import redis
 from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from tersify.store import keys
+from tersify.worker.gateway.store import content_key
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
 from tests.integration.gateway import API_KEY, Gateway
@@ -145,3 +152,60 @@ def test_a_target_that_is_not_a_path_is_a_400_in_the_providers_error_shape(
         assert error["error"]["code"] is None
     assert "must be a path" in response.body.decode()
     assert trap.reached == []
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@pytest.mark.parametrize("log_format", ["console", "json"])
+def test_no_log_line_of_failing_requests_holds_the_clients_key(
+    log_format: str, start_gateway: StartGateway, redis_client: redis.Redis
+) -> None:
+    key = "sk-ant-api03-" + secrets.token_hex(24)
+    session = "logged-session"
+    gateway = start_gateway(log_format=log_format, gateway_max_body_bytes=str(256 * 1024))
+    closed = socket.socket()  # bound, never listening: connections to it are refused
+    closed.bind(("127.0.0.1", 0))
+    nowhere = start_gateway(
+        log_format=log_format,
+        gateway_anthropic_upstream=f"http://127.0.0.1:{closed.getsockname()[1]}",
+    )
+    result = "".join(f"line {n}: built target {n}\n" for n in range(400))
+    # a replacement stored corrupt (not UTF-8): reading it fails inside the rewrite
+    redis_client.hset(keys.gateway_rewrite(content_key(session, result)), "text", b"\xff\xfe")
+    headers = {**ANTHROPIC_HEADERS, "x-api-key": key, "x-tersify-session": session}
+    body = json.dumps(turn_with(result)).encode()
+    failed = exchange(gateway.port, request_bytes("POST", "/v1/messages", body, headers))
+    assert failed.status == 200
+    assert "the rewrite failed" in failed.headers["warning"]
+    big = json.dumps(turn_with("x" * 300_000)).encode()
+    assert exchange(gateway.port, request_bytes("POST", "/v1/messages", big, headers)).status == 413
+    deep = json.dumps(turn_with("[" * 2000 + "]" * 2000)).replace('"[[', "[[").replace(']]"', "]]")
+    sent = exchange(gateway.port, request_bytes("POST", "/v1/messages", deep.encode(), headers))
+    assert sent.status
+    assert exchange(gateway.port, request_bytes("POST", "@h:1/v1/messages", body, headers)).status
+    lost = exchange(nowhere.port, request_bytes("POST", "/v1/messages", body, headers))
+    closed.close()
+    assert lost.status == 502
+    gateway.process.stop()
+    nowhere.process.stop()
+    logs = _ANSI.sub("", gateway.process.log() + nowhere.process.log())
+    assert "gateway_rewrite_failed" in logs and "Traceback" in logs  # a traceback was written
+    assert "gateway_upstream_unreachable" in logs
+    assert [line for line in logs.splitlines() if key in line or key[:24] in line] == []
+
+
+def turn_with(result: str) -> dict[str, Any]:
+    """A Messages request whose one shell call returned ``result``."""
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}
+    return {
+        **SMALL,
+        "messages": [
+            {"role": "user", "content": "Build it."},
+            {"role": "assistant", "content": [call]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": result}],
+            },
+        ],
+    }
