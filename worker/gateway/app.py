@@ -29,7 +29,7 @@ from tersify.settings import Settings
 from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
-from tersify.worker.gateway.rewrite import Outcome, Rewriter
+from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
 from tersify.worker.gateway.sessions import header_names, session_of
 from tersify.worker.gateway.spans import UnusualJSONError, splice
 from tersify.worker.gateway.store import Counts, RewriteStore
@@ -167,7 +167,7 @@ class Gateway:
             outcome = await self.rewriter.rewrite(session_id, conversation)
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
             log.exception("gateway_rewrite_failed", session_id=session_id)
-            outcome = Outcome(warning=REWRITE_FAILED)
+            outcome = RequestEdits(warning=REWRITE_FAILED)
         sent = splice(text, outcome.edits) if outcome.edits else text
         prepared = Prepared(sent.encode("utf-8", "backslashreplace") if outcome.edits else body)
         counts = self._counts(conversation.model, text, sent, outcome)
@@ -176,7 +176,7 @@ class Gateway:
         _observe(api, outcome, counts, time.perf_counter() - started)
         return prepared
 
-    def _counts(self, model: str | None, before: str, after: str, outcome: Outcome) -> Counts:
+    def _counts(self, model: str | None, before: str, after: str, outcome: RequestEdits) -> Counts:
         tokens_before = savings.tokens(before)
         tokens_after = savings.tokens(after) if outcome.edits else tokens_before
         saved = savings.saved_usd(self.settings, model, tokens_before, tokens_after)
@@ -249,7 +249,7 @@ def _api_label(scope: Scope) -> str:
 
 
 def _headers(
-    session_id: str, counts: Counts, outcome: Outcome, model: str | None, settings: Settings
+    session_id: str, counts: Counts, outcome: RequestEdits, model: str | None, settings: Settings
 ) -> Headers:
     """The ``tersify-*`` headers of a rewritten-format answer, and a warning when degraded."""
     found = [
@@ -269,7 +269,7 @@ def _headers(
     return found
 
 
-def _observe(api: Api, outcome: Outcome, counts: Counts, seconds: float) -> None:
+def _observe(api: Api, outcome: RequestEdits, counts: Counts, seconds: float) -> None:
     """Count a prepared request in the metrics."""
     kind = "degraded" if outcome.warning else "rewritten" if outcome.edits else "unchanged"
     metrics.REQUESTS.labels(api.value, kind).inc()

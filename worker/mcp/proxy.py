@@ -24,13 +24,13 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import ProgressFnT
 
+from tersify.chat import command_of
 from tersify.client import AsyncProducer
 from tersify.client.outputs import DEFAULT_LIMIT
 from tersify.contract import Queue
 from tersify.errors import InvalidJobError, JobNotFoundError, TersifyError
 from tersify.settings import Settings
 from tersify.worker.mcp.results import (
-    command_of,
     intent_of,
     read_answer,
     read_tool,
