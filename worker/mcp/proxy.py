@@ -39,6 +39,7 @@ from tersify.worker.mcp.results import (
     summarized,
     tool_error,
 )
+from tersify.worker.redact import leaving_with
 
 log = structlog.get_logger("tersify.mcp")
 
@@ -100,7 +101,7 @@ class Proxy:
             log.warning("mcp_result_passed_unsummarized", tool=params.name, why=type(exc).__name__)
             return None
         log.info("mcp_result_summarized", tool=params.name, chars_in=summary.chars_in)
-        return summarized(summary, self.reader)
+        return summarized(leaving_with(summary, self.settings.redact), self.reader)
 
     async def read(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """``tersify_read``: exact lines, or matching ones, of an output this proxy summarized."""
