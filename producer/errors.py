@@ -5,6 +5,7 @@
     TersifyError
     ├── ConfigurationError         a setting that cannot work; names its TERSIFY_* variable
     │                              (also ValueError)
+    ├── RegistryError              a registry (the tool kinds) lacks a part: raised at import
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
     │   ├── OutputTooLargeError    a conversation or request body over its cap (names the setting)
     │   ├── UnsupportedSchemaError a schema_version this build does not speak
@@ -33,6 +34,10 @@ class TersifyError(Exception):
 
 class ConfigurationError(TersifyError, ValueError):
     """A setting's value cannot work; the message names the ``TERSIFY_*`` variable and a fix."""
+
+
+class RegistryError(TersifyError, TypeError):
+    """A registry of kinds lacks a part or holds one twice: a bug, raised when it is imported."""
 
 
 class InvalidJobError(TersifyError, ValueError):

@@ -27,6 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import ProgressFnT
 
+from tersify.chat import command_of
 from tersify.client import AsyncProducer
 from tersify.client.outputs import DEFAULT_LIMIT
 from tersify.contract import Queue, SummaryResult
@@ -34,7 +35,6 @@ from tersify.errors import InvalidJobError, JobNotFoundError, TersifyError
 from tersify.settings import Settings
 from tersify.worker.mcp.downstream import failed, recorded
 from tersify.worker.mcp.results import (
-    command_of,
     intent_of,
     read_answer,
     read_tool,
@@ -45,6 +45,7 @@ from tersify.worker.mcp.results import (
     tool_error,
 )
 from tersify.worker.mcp.structured import Path, long_leaves, mirrored, replaced, schema_kept
+from tersify.worker.redact import leaving_with
 
 log = structlog.get_logger("tersify.mcp")
 
@@ -140,7 +141,8 @@ class Proxy:
             return None
         for summary in got:
             log.info("mcp_result_summarized", tool=params.name, chars_in=summary.chars_in)
-        return dict(zip(texts, got, strict=True))
+        leaving = [leaving_with(summary, self.settings.redact) for summary in got]
+        return dict(zip(texts, leaving, strict=True))
 
     async def read(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """``tersify_read``: exact lines, or matching ones, of an output this proxy summarized."""

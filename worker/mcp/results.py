@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import mcp.types as types
@@ -63,13 +62,6 @@ def result_text(result: types.CallToolResult) -> str | None:
     if not all(isinstance(block, types.TextContent) for block in result.content):
         return None
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def command_of(arguments: dict[str, Any] | None) -> str | None:
-    """The call's arguments as one line: what the classifier reads as the command."""
-    if not arguments:
-        return None
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)[:100_000]
 
 
 def intent_of(arguments: dict[str, Any] | None, configured: str | None) -> str | None:
