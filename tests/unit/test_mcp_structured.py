@@ -21,8 +21,9 @@ from tersify.worker.mcp.structured import (
 THRESHOLD = 20
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=40),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -43,7 +44,7 @@ def test_only_the_long_leaves_are_replaced_and_the_original_is_untouched(value: 
     before = json.dumps(value, sort_keys=True)
     found = long_leaves(value, THRESHOLD)
     assert len(found) <= MAX_LEAVES and all(len(text) > THRESHOLD for text in found.values())
-    after = replaced(value, {path: "S" for path in found})
+    after = replaced(value, dict.fromkeys(found, "S"))
     assert json.dumps(value, sort_keys=True) == before
     expected = [("S" if len(leaf) > THRESHOLD else leaf) for leaf in leaves(value)]
     if len([leaf for leaf in leaves(value) if len(leaf) > THRESHOLD]) <= MAX_LEAVES:
