@@ -20,11 +20,6 @@ _SESSION_ID: Final = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 PREFIX: Final = "gw-"
 
 
-def header_names(spec: str) -> tuple[str, ...]:
-    """The configured session headers, lower-cased, in order."""
-    return tuple(name.strip().lower() for name in spec.split(",") if name.strip())
-
-
 def session_of(
     headers: Mapping[str, str], names: tuple[str, ...], conversation: Conversation | None
 ) -> str:

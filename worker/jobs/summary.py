@@ -27,7 +27,7 @@ from tersify.store import keys, payloads
 from tersify.store.wire import parse_message, rebuild_job
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
-from tersify.worker.redact import Redactor, Scope
+from tersify.worker.redact import Redactor
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.cache import cache_key
 from tersify.worker.summarize.summarizer import Outcome, fallback_outcome, summarize
@@ -74,7 +74,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
     ):
         started = utcnow()
         trace_queue_wait(job, started)
-        redactor = Redactor(Scope.parse(rt.settings.redact))  # one job, one set of placeholders
+        redactor = Redactor(rt.settings.redact)  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
         with tracer.start_as_current_span("tersify.classify") as span:
             tool_type = classify(job.tool_name, job.command, job.output)

@@ -155,7 +155,7 @@ def observe(
 ) -> None:
     """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
     queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
-    tenant = tenant_label(settings.tenants, result.tenant)
+    tenant = tenants.label(settings.tenants, result.tenant)
     JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value, tenant).inc()
     total = (result.finished_at - result.queued_at).total_seconds()
     wait = (result.started_at - result.queued_at).total_seconds()
@@ -200,14 +200,6 @@ def _count_tokens(
     COST.labels(provider, model, tenant).inc(usd)
     if tenant and usd > 0:  # the day's spend a tenant's quota is checked against
         writes.submit(lambda pipe: tenants.add_spend(pipe, tenant, usd, result.finished_at))
-
-
-def tenant_label(spec: str, tenant: str | None) -> str:
-    """The ``tenant`` label of a result: a configured tenant's name, else empty."""
-    try:
-        return tenants.label(tenants.quotas(spec), tenant)
-    except ValueError:
-        return ""  # the API refuses to start on it; here it only means no tenant labels
 
 
 def _remember(

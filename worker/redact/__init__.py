@@ -4,7 +4,8 @@ The bottom layer: imports nothing of ``worker``, so the session log, the model r
 results can all use it.
 """
 
-from tersify.worker.redact.redactor import Redactor, Scope, find_secrets
+from tersify.settings import Scope
+from tersify.worker.redact.redactor import Redactor, find_secrets
 from tersify.worker.redact.rules import KINDS
 
 __all__ = ["KINDS", "Redactor", "Scope", "find_secrets"]
