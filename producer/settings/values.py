@@ -84,7 +84,7 @@ class Price(BaseModel):
             return value
         price_in, sep, price_out = value.partition("/")
         if not sep:
-            raise ValueError(f"want IN/OUT (USD per million tokens), got {value!r}")
+            raise ValueError("want IN/OUT (USD per million tokens)")
         return {"input": price_in, "output": price_out}
 
     def usd(self, input_tokens: int, output_tokens: int) -> float:

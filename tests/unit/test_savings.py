@@ -252,7 +252,7 @@ def test_prices_match_normalized_names_exactly_and_fall_back_to_the_default() ->
     assert prices.input_price("openai/gpt-4.1-2025-04-14") == 1.5  # --prices over the setting
     assert prices.input_price("claude-sonnet-4") == 0.5  # not a prefix match: the default
     assert Prices.of(PriceTable.model_validate("a=1/2")).input_price(None) is None
-    with pytest.raises(ValueError, match="bad price"):
+    with pytest.raises(ValueError, match="bad model price"):
         Prices.of(table, "gpt-5=cheap")
 
 

@@ -30,7 +30,7 @@ class Prices:
         try:
             extras = PriceTable.model_validate(extra)
         except ValidationError as exc:
-            raise ValueError(f"bad price: {invalid_fields(exc)}") from None
+            raise ValueError(f"bad model price: {invalid_fields(exc)}") from None
         return cls(configured.over(extras), default)
 
     def input_price(self, model: str | None) -> float | None:
