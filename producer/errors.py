@@ -7,6 +7,7 @@
     │   │                          (also ValueError)
     │   ├── AuthNotConfiguredError         the API without tokens nor no-auth mode (worker.api)
     │   └── Redis{Server,Sentinel}MissingError  no binary to start (worker.processes)
+    ├── RegistryError              a registry (the tool kinds) lacks a part: raised at import
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
     │   ├── OutputTooLargeError    a conversation or request body over its cap (names the setting)
     │   │   └── BodyTooLargeError  a gateway request over its cap (worker.gateway.app)
@@ -17,6 +18,7 @@
     ├── RedisUnavailableError      Redis could not be reached; nothing was enqueued
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
+    ├── DownstreamError            the MCP server the proxy runs ended before it answered
     ├── ProviderError              a model call failed; the worker falls back (carries a reason)
     ├── UnusualJSONError           a body the gateway forwards untouched (worker.gateway.spans)
     └── Failure                    a command ends with one line and an exit code (worker.cli)
@@ -40,6 +42,10 @@ class TersifyError(Exception):
 
 class ConfigurationError(TersifyError, ValueError):
     """A setting's value cannot work; the message names the ``TERSIFY_*`` variable and a fix."""
+
+
+class RegistryError(TersifyError, TypeError):
+    """A registry of kinds lacks a part or holds one twice: a bug, raised when it is imported."""
 
 
 class InvalidJobError(TersifyError, ValueError):
@@ -95,6 +101,15 @@ _RETRYABLE = frozenset(
         FallbackReason.CONNECTION_ERROR,
     }
 )
+
+
+class DownstreamError(TersifyError):
+    """The MCP server the proxy started ended, or broke the protocol, before it answered;
+    ``status`` is its exit status when it exited."""
+
+    def __init__(self, message: str, status: int | None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ProviderError(TersifyError):

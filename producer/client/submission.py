@@ -70,7 +70,7 @@ class Submission(TypedDict, total=False):
     tenant: str | None
 
 
-class Conversation(TypedDict, total=False):
+class CompactionRequest(TypedDict, total=False):
     """What ``compact`` takes: a session's messages (OpenAI or Anthropic shape) and how much of
     their head and tail to keep as they are (see docs/COMPACTION.md)."""
 
@@ -194,7 +194,7 @@ def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[
         pass  # Redis is gone: so is the state to undo, and the gate's lease expires anyway
 
 
-def compact(settings: Settings, fields: Conversation) -> Operation[str]:
+def compact(settings: Settings, fields: CompactionRequest) -> Operation[str]:
     """Store a conversation and enqueue its compaction; returns the job id."""
     try:
         job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from tersify.client import Producer
 from tersify.settings import Settings
 from tersify.store import keys
+from tersify.worker.processes.worker_process import WorkerProcess
+from tersify.worker.store.sessionlog import session_files
 from tests.helpers import free_port, wait_for
 from tests.integration.test_api import (
     SCOPED,
@@ -32,6 +34,7 @@ from tests.integration.test_api import (
 )
 
 StartApi = Callable[..., ApiServer]
+StartWorker = Callable[..., WorkerProcess]
 PATHS = ("/x", "/healthz", "/v1/summaries/0123456789abcdef", "/v1/sessions/s/gate")
 
 # RFC 9110 token characters: anything a client may put where the method goes
@@ -258,3 +261,24 @@ def test_connections_past_the_cap_are_closed_at_once_and_slots_come_back(
     assert wait_for(lambda: _health(api) == 200, "a slot for /healthz", timeout=30)
     closed = httpx.get(f"{api.url}/metrics", timeout=10).text
     assert 'tersify_api_connections_closed_total{reason="cap"}' in closed
+
+
+def test_a_token_scoped_to_a_127_character_session_never_deletes_a_longer_sessions_log(
+    start_api: StartApi, start_worker: StartWorker, producer: Producer, settings: Settings
+) -> None:
+    short = "s" * 127
+    longer = short + "-longer" * 10  # its file name once began with the short one's
+    token = "tok-short-0123456789abcdef"
+    api = start_api(api_tokens=f"{token}:{short}", session_log_dir=str(settings.session_log_dir))
+    start_worker()
+    for session in (short, longer):
+        producer.submit(session_id=session, tool_name="bash", output="a short output").result()
+    directory = settings.session_log_dir
+    wait_for(lambda: session_files(directory, short), "the short session logged")
+    kept = wait_for(lambda: session_files(directory, longer), "the longer session logged")
+    with client(api, token) as http:
+        assert http.delete(f"/v1/sessions/{longer}").status_code == 403
+        forgot = http.delete(f"/v1/sessions/{short}")
+    assert forgot.status_code == 200 and forgot.json()["log_files"] == 1
+    assert session_files(directory, short) == []
+    assert session_files(directory, longer) == kept and all(p.exists() for p in kept)

@@ -9,15 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tersify.settings import Settings
-from tersify.worker.gateway.formats import Api, Conversation, read
-from tersify.worker.gateway.replacement import command_of, reads_output
+from tersify.worker.gateway.formats import Api, RequestView, read
+from tersify.worker.gateway.replacement import reads_output
 from tersify.worker.gateway.sessions import session_of
 from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
 
 
-def anthropic(*messages: dict[str, Any]) -> Conversation:
+def anthropic(*messages: dict[str, Any]) -> RequestView:
     return read(
         Api.ANTHROPIC, json.dumps({"model": "m", "max_tokens": 5, "messages": list(messages)})
     )
@@ -63,6 +63,7 @@ def test_anthropic_text_results_are_found_with_their_calls_and_others_are_not() 
         ("b", "Read"),
     ]
     assert found.results[0].call.input == {"command": "make"}  # type: ignore[union-attr]
+    assert found.results[0].call.command == "make"  # type: ignore[union-attr]
     assert found.query == "and why?"
     assert found.opening == "fix the build"
 
@@ -105,7 +106,7 @@ def test_openai_chat_tool_messages_find_their_calls_and_the_last_user_turn() -> 
     found = read(Api.OPENAI_CHAT, json.dumps(body))
     (result,) = found.results
     assert result.call is not None and result.call.input == {"command": ["ls", "-R"]}
-    assert command_of(result.call.input) == "ls -R"
+    assert result.call.command == "ls -R"
     assert (found.query, found.opening, found.model) == ("second", "first", "gpt")
 
 
@@ -125,7 +126,7 @@ def test_responses_outputs_find_their_function_calls() -> None:
     }
     found = read(Api.OPENAI_RESPONSES, json.dumps(body))
     (result,) = found.results
-    assert result.call is not None and (result.call.name, result.call.input) == (
+    assert result.call is not None and (result.call.name, result.call.command) == (
         "shell",
         "not json",
     )
@@ -139,7 +140,6 @@ def test_only_a_command_that_reads_an_output_back_counts_as_one() -> None:
     assert not reads_output("tersify submit big.log")
     assert not reads_output("cat output.txt")
     assert not reads_output(None)
-    assert command_of({"file_path": "/a.py"}) == '{"file_path": "/a.py"}'
 
 
 def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:

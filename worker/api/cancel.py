@@ -12,9 +12,11 @@ from fastapi import APIRouter, Path, Request
 from tersify.client import Producer
 from tersify.client.cancel import Cancellation
 from tersify.errors import JobNotFoundError, RedisUnavailableError
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.worker.api.auth import Caller
 from tersify.worker.api.problems import documented
+from tersify.worker.redact import leaving_with
 
 router = APIRouter(prefix="/v1")
 
@@ -41,4 +43,6 @@ async def cancel_summary(
             raise JobNotFoundError(f"no job {job_id!r}")
     producer: Producer = request.app.state.sync_producer
     # Producer.cancel is blocking (a few Redis round trips): keep it off the event loop
-    return await asyncio.to_thread(producer.cancel, job_id)
+    cancelled = await asyncio.to_thread(producer.cancel, job_id)
+    settings: Settings = request.app.state.settings
+    return cancelled.model_copy(update={"result": leaving_with(cancelled.result, settings.redact)})

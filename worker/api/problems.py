@@ -143,7 +143,9 @@ def install(app: FastAPI) -> None:
         return problem_response(code, str(exc.detail), headers=headers)
 
     async def on_crash(request: Request, exc: Exception) -> JSONResponse:
-        _log.exception("api_request_crashed", path=request.url.path, error=type(exc).__name__)
+        # the route's template, not the path: a path names sessions and jobs
+        route = getattr(request.scope.get("route"), "path", "-")
+        _log.exception("api_request_crashed", route=route, error=type(exc).__name__)
         return problem_response("internal_error", "unexpected error; see the server log")
 
     app.add_exception_handler(ApiProblem, on_problem)

@@ -38,6 +38,12 @@ def _output(args: argparse.Namespace, settings: Settings) -> int:
         found = producer.read_output(
             args.ref, args.first - 1, args.limit, grep=args.grep, session_id=args.session
         )
+    if not found.lines and args.grep is None and args.first > found.total_lines:
+        raise Failure(
+            f"--from {args.first} is past the end: the output has {found.total_lines:,} lines "
+            f"(tersify output {args.ref} --from {max(1, found.total_lines - args.limit + 1)} "
+            "prints the last ones)"
+        )
     if args.json:
         print(found.model_dump_json())
         return 0

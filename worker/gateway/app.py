@@ -30,11 +30,18 @@ from tersify.settings import Settings
 from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
-from tersify.worker.gateway.rewrite import Outcome, Rewriter
+from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
 from tersify.worker.gateway.sessions import session_of
 from tersify.worker.gateway.spans import UnusualJSONError, splice
 from tersify.worker.gateway.store import Counts, RewriteStore
-from tersify.worker.gateway.upstream import Headers, Upstream, is_anthropic, relayed, route
+from tersify.worker.gateway.upstream import (
+    Headers,
+    Upstream,
+    is_anthropic,
+    origin_path,
+    relayed,
+    route,
+)
 
 log = structlog.get_logger("tersify.gateway")
 REWRITE_FAILED = "the rewrite failed: tool results passed whole (see the gateway's log)"
@@ -81,6 +88,10 @@ class Gateway:
             return
         if scope["type"] != "http":
             return
+        if origin_path(scope["raw_path"]) is None:  # "@host:port/…", "http://h/…", "*"
+            await _error(send, scope, 400, "the request target must be a path (/…)")
+            metrics.REQUESTS.labels("other", "refused").inc()
+            return
         if scope["path"].startswith("/tersify/"):
             await self._own(scope, send)
             return
@@ -114,14 +125,13 @@ class Gateway:
         api = route(scope["method"], scope["path"])
         headers: Headers = list(scope["headers"])
         prepared = await self._prepare(api, headers, body)
-        query = scope.get("query_string", b"").decode("latin-1")
-        target = scope["path"] + (f"?{query}" if query else "")
-        url = self.upstream.url(target, headers)
+        path = origin_path(scope["raw_path"]) or b"/"
+        url = self.upstream.url(path, scope.get("query_string", b""), headers)
         request = self.upstream.request(scope["method"], url, headers, prepared.body)
         try:
             response = await self.upstream.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            log.warning("gateway_upstream_unreachable", url=url, error=type(exc).__name__)
+            log.warning("gateway_upstream_unreachable", host=url.host, error=type(exc).__name__)
             metrics.REQUESTS.labels(_api_label(scope), "failed").inc()
             code = 504 if isinstance(exc, httpx.TimeoutException) else 502
             await _error(send, scope, code, f"upstream unreachable: {type(exc).__name__}")
@@ -136,7 +146,7 @@ class Gateway:
             exchange.complete = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except httpx.HTTPError as exc:  # the answer broke off: so does the client's
-            log.warning("gateway_upstream_broke_off", url=url, error=type(exc).__name__)
+            log.warning("gateway_upstream_broke_off", host=url.host, error=type(exc).__name__)
         finally:
             await response.aclose()
 
@@ -158,7 +168,7 @@ class Gateway:
             outcome = await self.rewriter.rewrite(session_id, conversation)
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
             log.exception("gateway_rewrite_failed", session_id=session_id)
-            outcome = Outcome(warning=REWRITE_FAILED)
+            outcome = RequestEdits(warning=REWRITE_FAILED)
         sent = splice(text, outcome.edits) if outcome.edits else text
         prepared = Prepared(sent.encode("utf-8", "backslashreplace") if outcome.edits else body)
         counts = self._counts(conversation.model, text, sent, outcome)
@@ -167,7 +177,7 @@ class Gateway:
         _observe(api, outcome, counts, time.perf_counter() - started)
         return prepared
 
-    def _counts(self, model: str | None, before: str, after: str, outcome: Outcome) -> Counts:
+    def _counts(self, model: str | None, before: str, after: str, outcome: RequestEdits) -> Counts:
         tokens_before = savings.tokens(before)
         tokens_after = savings.tokens(after) if outcome.edits else tokens_before
         saved = savings.saved_usd(self.settings, model, tokens_before, tokens_after)
@@ -240,7 +250,7 @@ def _api_label(scope: Scope) -> str:
 
 
 def _headers(
-    session_id: str, counts: Counts, outcome: Outcome, model: str | None, settings: Settings
+    session_id: str, counts: Counts, outcome: RequestEdits, model: str | None, settings: Settings
 ) -> Headers:
     """The ``tersify-*`` headers of a rewritten-format answer, and a warning when degraded."""
     found = [
@@ -260,7 +270,7 @@ def _headers(
     return found
 
 
-def _observe(api: Api, outcome: Outcome, counts: Counts, seconds: float) -> None:
+def _observe(api: Api, outcome: RequestEdits, counts: Counts, seconds: float) -> None:
     """Count a prepared request in the metrics."""
     kind = "degraded" if outcome.warning else "rewritten" if outcome.edits else "unchanged"
     metrics.REQUESTS.labels(api.value, kind).inc()
@@ -283,10 +293,11 @@ async def _answer(send: Any, status: int, content_type: bytes, body: bytes) -> N
 async def _error(send: Any, scope: Scope, status: int, message: str) -> None:
     """An error of the gateway's own, in the shape the client's SDK reads."""
     text = f"tersify gateway: {message}"
+    refused = status < 500
     if is_anthropic(scope["path"], list(scope["headers"])):
-        kind = "request_too_large" if status == 413 else "api_error"
+        kind = {413: "request_too_large", 400: "invalid_request_error"}.get(status, "api_error")
         payload: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": text}}
     else:
-        kind = "invalid_request_error" if status == 413 else "server_error"
+        kind = "invalid_request_error" if refused else "server_error"
         payload = {"error": {"message": text, "type": kind, "param": None, "code": None}}
     await _answer(send, status, b"application/json", json.dumps(payload).encode())

@@ -14,14 +14,14 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from tersify.worker.gateway.formats import Conversation
+from tersify.worker.gateway.formats import RequestView
 
 _SESSION_ID: Final = re.compile(r"^[A-Za-z0-9._:@/+=-]{1,200}$")
 PREFIX: Final = "gw-"
 
 
 def session_of(
-    headers: Mapping[str, str], names: tuple[str, ...], conversation: Conversation | None
+    headers: Mapping[str, str], names: tuple[str, ...], conversation: RequestView | None
 ) -> str:
     """The session id of a request (see the module)."""
     for name in names:

@@ -1,18 +1,18 @@
 """The built-in extractive provider: deterministic, structure-aware summaries without a model.
 
-A few facts (``facts``), then the engine's choice of whole records with their ancestry
-(``worker.shrink.engine``); a file shows its relevant range as hashlines (``files``).
-One module per concern; imports only ``worker.shrink`` and ``producer``.
+A few facts (the kind's ``facts``), then the engine's choice of whole records with their
+ancestry (``worker.shrink.engine``); a file shows its relevant range as hashlines (``files``).
 """
 
 from __future__ import annotations
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.sanitize import sanitize
-from tersify.worker.shrink.engine import Plan, shrink_lines
-from tersify.worker.shrink.extractive.facts import facts
-from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate
+from tersify.worker.shrink.engine import Plan, Reading, shrink_lines
+from tersify.worker.shrink.facts import stated
+from tersify.worker.shrink.fallback import fallback_truncate
 from tersify.worker.shrink.files import summarize_file
+from tersify.worker.shrink.kinds import kind_of
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.textcut import clip
 
@@ -39,15 +39,15 @@ def extract(
             return clean
         if budget < _MIN_STRUCTURED_BUDGET:
             return fallback_truncate(clean, tool_type, budget, query)
-        if tool_type is ToolType.FILE_CONTENT:
+        kind = kind_of(tool_type)
+        if kind.numbered_file:
             return summarize_file(clean, budget, query, relevant)
-        doc = as_doc(clean, tool_type)
-        head = "\n".join(facts(tool_type, doc, int(budget * FACTS_SHARE)))
+        doc = as_doc(clean, kind)
+        head = "\n".join(stated(kind.facts, doc.text, int(budget * FACTS_SHARE)))
         room = budget - len(head) - (1 if head else 0)
         edge = int(room * EDGE_SHARE)
-        ratio = HEAD_RATIO[tool_type]
-        plan = Plan(room, head=edge, tail=edge, head_share=ratio)
-        body = shrink_lines(doc, tool_type, query, plan)
+        plan = Plan(room, head=edge, tail=edge, head_share=kind.head_ratio)
+        body = shrink_lines(Reading.of(doc, tool_type, query), plan)
         return clip(f"{head}\n{body}" if head else body, budget)
     except Exception:  # the extractive provider stands in for a model: it must always answer
         return fallback_truncate(text, tool_type, budget, query)
