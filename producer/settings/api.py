@@ -69,6 +69,14 @@ class ApiSettings(BaseModel):
         description="Tenants and their quotas, `NAME=JOBS_PER_MINUTE/USD_PER_DAY,...` (0: no "
         "limit); a token joins one as `TOKEN[:SCOPE]#NAME` in TERSIFY_API_TOKENS.",
     )
+    api_url: str = Field(
+        "",
+        description="An API `tersify output` reads through (with TERSIFY_API_TOKEN), scoped to the "
+        "token's sessions; unset: it reads Redis directly.",
+    )
+    api_token: SecretStr | None = Field(
+        None, description="The bearer token `tersify output` sends to TERSIFY_API_URL."
+    )
     api_insecure_no_auth: bool = Field(
         False, description="Serve without tokens (loopback only): local development."
     )

@@ -31,8 +31,8 @@ from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
 from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
-from tersify.worker.gateway.sessions import session_of
-from tersify.worker.gateway.spans import UnusualJSONError, splice
+from tersify.worker.gateway.sessions import client_of, session_of
+from tersify.worker.gateway.spans import splice
 from tersify.worker.gateway.store import Counts, RewriteStore
 from tersify.worker.gateway.upstream import (
     Headers,
@@ -45,6 +45,7 @@ from tersify.worker.gateway.upstream import (
 
 log = structlog.get_logger("tersify.gateway")
 REWRITE_FAILED = "the rewrite failed: tool results passed whole (see the gateway's log)"
+UNREADABLE = "the body is not UTF-8 JSON of the expected shape: forwarded as sent"
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -124,7 +125,8 @@ class Gateway:
     async def _serve(self, scope: Scope, send: Any, body: bytes, exchange: Exchange) -> None:
         api = route(scope["method"], scope["path"])
         headers: Headers = list(scope["headers"])
-        prepared = await self._prepare(api, headers, body)
+        address = (scope.get("client") or (None,))[0]
+        prepared = await self._prepare(api, headers, body, address)
         path = origin_path(scope["raw_path"]) or b"/"
         url = self.upstream.url(path, scope.get("query_string", b""), headers)
         request = self.upstream.request(scope["method"], url, headers, prepared.body)
@@ -150,7 +152,9 @@ class Gateway:
         finally:
             await response.aclose()
 
-    async def _prepare(self, api: Api | None, headers: Headers, body: bytes) -> Prepared:
+    async def _prepare(
+        self, api: Api | None, headers: Headers, body: bytes, address: str | None
+    ) -> Prepared:
         """The body to forward, rewritten when it is a request the gateway reads."""
         if api is None or _has(headers, b"content-encoding"):
             return Prepared(body)
@@ -158,12 +162,14 @@ class Gateway:
         try:
             text = body.decode("utf-8")
             conversation = read(api, text)
-        except (UnicodeDecodeError, UnusualJSONError) as exc:
-            log.info("gateway_body_forwarded_as_is", api=api.value, why=str(exc)[:200])
+        except Exception as exc:  # any body it cannot read (encoding, depth, shape) goes on whole
+            why = type(exc).__name__  # the message may quote the body: not logged
+            log.info("gateway_body_forwarded_as_is", api=api.value, why=why)
             metrics.REQUESTS.labels(api.value, "forwarded").inc()
-            return Prepared(body)
+            return Prepared(body, [_warning(UNREADABLE)])
         named = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers}
-        session_id = session_of(named, self._session_headers, conversation)
+        client = client_of(named, address)
+        session_id = session_of(named, self._session_headers, conversation, client)
         try:
             outcome = await self.rewriter.rewrite(session_id, conversation)
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
@@ -266,8 +272,13 @@ def _headers(
     if savings.input_price(settings, model) is not None:
         found.append((b"tersify-saved-usd", f"{counts.saved_usd:.6f}".encode()))
     if outcome.warning is not None:
-        found.append((b"warning", f'199 tersify "{outcome.warning}"'.encode()))
+        found.append(_warning(outcome.warning))
     return found
+
+
+def _warning(text: str) -> tuple[bytes, bytes]:
+    """A ``Warning`` header of the gateway's (RFC 9111 §5.5, code 199: miscellaneous)."""
+    return (b"warning", f'199 tersify "{text}"'.encode())
 
 
 def _observe(api: Api, outcome: RequestEdits, counts: Counts, seconds: float) -> None:
