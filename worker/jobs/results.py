@@ -91,6 +91,7 @@ def store(
         ttl=rt.settings.result_ttl_seconds,
         session_id=result.session_id if token is not None else None,
         token=token,
+        writes=metrics.completion_writes(result),
     )
     metrics.observe(rt.writes, rt.settings, result, completion, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()
