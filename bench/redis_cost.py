@@ -135,8 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"{args.jobs} jobs over {args.sessions} sessions in {seconds:.2f} s")
     print(
-        f"redis_cost: commands_per_job={total / per:.1f} sent_per_job={sum(sent.values()) / per:.1f}"
-        f" scripted_per_job={sum(scripted.values()) / per:.1f} jobs={args.jobs} "
+        f"redis_cost: commands_per_job={total / per:.1f} "
+        f"sent_per_job={sum(sent.values()) / per:.1f} "
+        f"scripted_per_job={sum(scripted.values()) / per:.1f} jobs={args.jobs} "
         f"sessions={args.sessions} latency_ms={args.latency_ms:g} seconds={seconds:.2f}"
     )
     return 0

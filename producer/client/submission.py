@@ -13,7 +13,7 @@ from opentelemetry.trace import SpanKind
 from tersify.chat.compaction import CompactionJob
 from tersify.classify import classify
 from tersify.client import tracing
-from tersify.client.core import GateScript, Operation, Round
+from tersify.client.core import Compute, GateScript, Operation, Round
 from tersify.client.jobs import (
     build_job,
     excerpt,
@@ -138,7 +138,7 @@ def enqueue(
     store = gate.enqueue(meta_key, job.session_id, job.job_id, writes, hold)
     token: int | None = yield GateScript(store)
     try:
-        message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
+        message = SummaryMessage.for_job(job, digest, token, tool_type).model_dump(mode="json")
         send = push(SUMMARIZE_TASK, message, job.queue, job.job_id, tracing.carrier())
         yield Round((send,), f"could not publish {SUMMARIZE_TASK}")
     except GeneratorExit:
@@ -190,18 +190,8 @@ def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[
 
 def compact(settings: Settings, fields: Conversation) -> Operation[str]:
     """Store a conversation and enqueue its compaction; returns the job id."""
-    try:
-        job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
-    except (ValueError, TypeError) as exc:
-        raise InvalidJobError(invalid_fields(exc)) from None
-    body = job.model_dump_json()
-    size = len(body.encode("utf-8", "surrogatepass"))
-    if size > settings.max_output_bytes:
-        raise OutputTooLargeError(
-            f"the conversation is {size:,} bytes, over the cap of {settings.max_output_bytes:,} "
-            "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
-        )
-    digest, blob = payloads.encode(body)
+    packed: tuple[CompactionJob, str, bytes] = yield Compute(_packed, (settings, fields))
+    job, digest, blob = packed
     ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
     writes = (
         *payloads.stage(digest, blob, ttl),
@@ -214,3 +204,21 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
     send = push(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
     yield Round((send,), f"could not publish {COMPACT_TASK}")
     return job.job_id
+
+
+def _packed(settings: Settings, fields: Conversation) -> tuple[CompactionJob, str, bytes]:
+    """The compaction job of ``fields`` and its stored form (CPU work: validated, serialized,
+    hashed, compressed); ``InvalidJobError`` or ``OutputTooLargeError`` when it cannot be."""
+    try:
+        job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
+    except (ValueError, TypeError) as exc:
+        raise InvalidJobError(invalid_fields(exc)) from None
+    body = job.model_dump_json()
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > settings.max_output_bytes:
+        raise OutputTooLargeError(
+            f"the conversation is {size:,} bytes, over the cap of {settings.max_output_bytes:,} "
+            "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
+        )
+    digest, blob = payloads.encode(body)
+    return job, digest, blob

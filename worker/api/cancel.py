@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 import redis
 import redis.asyncio
 from fastapi import APIRouter, Path, Request
 
-from tersify.client import Producer
+from tersify.client import AsyncProducer
 from tersify.client.cancel import Cancellation
 from tersify.errors import JobNotFoundError, RedisUnavailableError
 from tersify.store import keys
@@ -39,6 +38,5 @@ async def cancel_summary(
             raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
         if owner is None or not caller.allows(str(owner)):
             raise JobNotFoundError(f"no job {job_id!r}")
-    producer: Producer = request.app.state.sync_producer
-    # Producer.cancel is blocking (a few Redis round trips): keep it off the event loop
-    return await asyncio.to_thread(producer.cancel, job_id)
+    producer: AsyncProducer = request.app.state.producer
+    return await producer.cancel(job_id)

@@ -83,7 +83,7 @@ def store(
     (``redactor``, else a fresh one) for its secrets; the redactions are counted here. A
     result that is the job's (not a late one) is then scheduled for its ``callback`` URL.
     """
-    redactor = redactor or Redactor(Scope.parse(rt.settings.redact))
+    redactor = redactor or Redactor(rt.redaction)
     result = redactor.result(result, Scope.RESULT)
     completion = rt.gate.complete(
         result.job_id,

@@ -1,5 +1,7 @@
-"""A summary job's life inside a worker, free of Celery: validate, log, classify, summarize,
-store.
+"""A summary job's life inside a worker, free of Celery: validate, log, summarize, store.
+
+The message carries the job typed and, from version 2 on, the producer's classification of its
+output, which the worker trusts; a version 1 message's output is classified here.
 
 Every path ends in a stored result or a dead-letter record; nothing half-done stays behind.
 """
@@ -24,12 +26,12 @@ from tersify.contract import (
 )
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.store import keys, payloads
-from tersify.store.wire import parse_message, rebuild_job
+from tersify.store.wire import parse_message
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
-from tersify.worker.redact import Redactor, Scope
+from tersify.worker.redact import Redactor
 from tersify.worker.runtime.runtime import Runtime
-from tersify.worker.summarize.cache import cache_key
+from tersify.worker.summarize.cache import KEY_FIELDS, cache_key
 from tersify.worker.summarize.summarizer import Outcome, fallback_outcome, summarize
 
 log = structlog.get_logger("tersify.worker")
@@ -42,49 +44,52 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
     except InvalidJobError as exc:
         dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
-    job_id = str(message.job.get("job_id", ""))
+    header = message.job
     key = None
     if rt.routes and rt.cache.enabled:
-        options = message.job.get("options") or {}
-        model = options.get("model") or rt.routes[0].provider.model
-        key = cache_key(message.payload, message.job, str(model))
+        model = (header.options and header.options.model) or rt.routes[0].provider.model
+        described = header.model_dump(mode="json", include=set(KEY_FIELDS))
+        key = cache_key(message.payload, described, model)
     with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
-        pipe.exists(keys.result(job_id))
+        pipe.exists(keys.result(header.job_id))
         pipe.get(keys.payload(message.payload))
-        pipe.exists(keys.logged(job_id))
-        pipe.set(keys.started(job_id), "1", ex=rt.settings.result_ttl_seconds)
+        pipe.exists(keys.logged(header.job_id))
+        pipe.set(keys.started(header.job_id), "1", ex=rt.settings.result_ttl_seconds)
         if key is not None:
             pipe.get(key)
         done, blob, logged, _, *cached = pipe.execute()
     if done:
-        log.info("job_skipped_duplicate", job_id=job_id)
+        log.info("job_skipped_duplicate", job_id=header.job_id)
         return None
     if blob is None:
         detail = "the job's output expired before a worker took it"
         dead_letter(rt.redis, DeadLetterReason.PAYLOAD_MISSING, detail, raw)
         return None
-    try:
-        job = rebuild_job(message, payloads.decode(blob))
-    except InvalidJobError as exc:
-        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
-        return None
+    job = header.with_output(payloads.decode(blob))
+    del blob  # the job holds its output once: the stored bytes go now
     with (
         structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id),
         rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
         trace_queue_wait(job, started)
-        redactor = Redactor(Scope.parse(rt.settings.redact))  # one job, one set of placeholders
+        redactor = Redactor(rt.redaction)  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
-        with tracer.start_as_current_span("tersify.classify") as span:
-            tool_type = classify(job.tool_name, job.command, job.output)
-            span.set_attribute("tersify.tool_type", tool_type.value)
+        tool_type = message.tool_type or classified(job)
         hit = rt.cache.parse(cached[0]) if cached else None
         outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
         with tracer.start_as_current_span("tersify.store"):
             store(rt, result, message.gate_token, redactor, callback=callback_url(job))
         return result
+
+
+def classified(job: PendingSummary) -> ToolType:
+    """The job's tool type, for a message that does not carry the producer's (version 1)."""
+    with tracer.start_as_current_span("tersify.classify") as span:
+        tool_type = classify(job.tool_name, job.command, job.output)
+        span.set_attribute("tersify.tool_type", tool_type.value)
+    return tool_type
 
 
 def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
