@@ -95,6 +95,8 @@ def classified(job: PendingSummary) -> ToolType:
 def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
     """A span from the job's submission to a worker starting it, with the job's attributes."""
     current = trace.get_current_span()
+    if not current.is_recording():
+        return  # no tracing configured: nothing to describe
     current.set_attributes(job_attributes(job))  # the whole job's span
     span = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
     span.end(end_time=_ns(started))
@@ -116,6 +118,8 @@ def summarize_traced(
     model = route.model if route is not None else "extractive"
     with tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT) as span:
         outcome = summarize_cached(rt, job, tool_type, key, redactor)
+        if not span.is_recording():
+            return outcome
         attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": outcome.provider,
