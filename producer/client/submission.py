@@ -94,7 +94,7 @@ def submit(
     job = build_job(settings, **{**fields, "output": kept})
     tool_type = classify(job.tool_name, job.command, job.output)
     if summarizes(settings, job):
-        with tracing.tracer.start_as_current_span(
+        with tracing.span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
         ):
             yield from enqueue(settings, gate, job, tool_type, kept.stored)

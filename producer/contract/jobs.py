@@ -149,10 +149,9 @@ class SummaryHeader(Job):
     cut: OutputCut | None = None  # set when the output was past TERSIFY_MAX_OUTPUT_BYTES
 
     def with_output(self, output: str) -> PendingSummary:
-        """The whole job: this header, already validated, joined with its ``output`` text."""
-        fields = {name: getattr(self, name) for name in SummaryHeader.model_fields}
-        given = self.model_fields_set | {"output"}
-        return PendingSummary.model_construct(given, **fields, output=output)
+        """The whole job: this header joined with its ``output`` text."""
+        # its fields are models and values already checked: validating them again is cheap
+        return PendingSummary.model_validate({**self.__dict__, "output": output})
 
 
 class PendingSummary(SummaryHeader):
@@ -162,5 +161,6 @@ class PendingSummary(SummaryHeader):
 
     def header(self) -> SummaryHeader:
         """The job without its output, as the broker message carries it."""
-        fields = {name: getattr(self, name) for name in SummaryHeader.model_fields}
-        return SummaryHeader.model_construct(self.model_fields_set - {"output"}, **fields)
+        fields = self.__dict__.copy()
+        del fields["output"]
+        return SummaryHeader.model_validate(fields)

@@ -9,13 +9,16 @@ Every path ends in a stored result or a dead-letter record; nothing half-done st
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 
 import structlog
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
+from redis import Redis
+from redis.commands.core import Script
 
 from tersify.classify import classify
-from tersify.client.tracing import job_attributes, tracer
+from tersify.client.tracing import job_attributes, recording, span, tracer
 from tersify.contract import (
     DeadLetterReason,
     FallbackReason,
@@ -50,14 +53,14 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         model = (header.options and header.options.model) or rt.routes[0].provider.model
         described = header.model_dump(mode="json", include=set(KEY_FIELDS))
         key = cache_key(message.payload, described, model)
-    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
-        pipe.exists(keys.result(header.job_id))
-        pipe.get(keys.payload(message.payload))
-        pipe.exists(keys.logged(header.job_id))
-        pipe.set(keys.started(header.job_id), "1", ex=rt.settings.result_ttl_seconds)
-        if key is not None:
-            pipe.get(key)
-        done, blob, logged, _, *cached = pipe.execute()
+    job_id = header.job_id
+    take: tuple[str, ...] = (
+        keys.result(job_id),
+        keys.payload(message.payload),
+        keys.logged(job_id),
+    )
+    take += (keys.started(job_id), *([key] if key is not None else []))
+    done, blob, logged, *cached = _take(rt.redis)(keys=take, args=[rt.settings.result_ttl_seconds])
     if done:
         log.info("job_skipped_duplicate", job_id=header.job_id)
         return None
@@ -79,27 +82,43 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         hit = rt.cache.parse(cached[0]) if cached else None
         outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
-        with tracer.start_as_current_span("tersify.store"):
+        with span("tersify.store"):
             store(rt, result, message.gate_token, redactor, callback=callback_url(job))
         return result
 
 
+# KEYS result, payload, logged, started[, cached answer] · ARGV marker TTL → whether the result
+# exists, the payload, whether the output is logged[, the cached answer]; marks the job started
+_TAKE = """
+local found = {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[2]) or false,
+  redis.call('EXISTS', KEYS[3])}
+redis.call('SET', KEYS[4], '1', 'EX', ARGV[1])
+if KEYS[5] then found[4] = redis.call('GET', KEYS[5]) or false end
+return found
+"""
+
+
+@cache
+def _take(client: Redis) -> Script:
+    """The job's first step, one script: every read it needs, and the mark that it started."""
+    return client.register_script(_TAKE)
+
+
 def classified(job: PendingSummary) -> ToolType:
     """The job's tool type, for a message that does not carry the producer's (version 1)."""
-    with tracer.start_as_current_span("tersify.classify") as span:
+    with span("tersify.classify") as current:
         tool_type = classify(job.tool_name, job.command, job.output)
-        span.set_attribute("tersify.tool_type", tool_type.value)
+        current.set_attribute("tersify.tool_type", tool_type.value)
     return tool_type
 
 
 def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
     """A span from the job's submission to a worker starting it, with the job's attributes."""
-    current = trace.get_current_span()
-    if not current.is_recording():
-        return  # no tracing configured: nothing to describe
-    current.set_attributes(job_attributes(job))  # the whole job's span
-    span = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
-    span.end(end_time=_ns(started))
+    if not recording():
+        return
+    trace.get_current_span().set_attributes(job_attributes(job))  # the whole job's span
+    wait = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
+    wait.end(end_time=_ns(started))
 
 
 def _ns(when: datetime) -> int:
@@ -116,9 +135,9 @@ def summarize_traced(
     """``summarize_cached`` in a GenAI span: provider, model, tokens, fallback reason."""
     route = rt.routes[0].provider if rt.routes else None
     model = route.model if route is not None else "extractive"
-    with tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT) as span:
+    with span(f"chat {model}", kind=SpanKind.CLIENT) as current:
         outcome = summarize_cached(rt, job, tool_type, key, redactor)
-        if not span.is_recording():
+        if not current.is_recording():
             return outcome
         attributes = {
             "gen_ai.operation.name": "chat",
@@ -130,7 +149,7 @@ def summarize_traced(
             "tersify.method": outcome.method.value,
             "tersify.fallback_reason": outcome.fallback_reason and outcome.fallback_reason.value,
         }
-        span.set_attributes({k: v for k, v in attributes.items() if v is not None})
+        current.set_attributes({k: v for k, v in attributes.items() if v is not None})
         return outcome
 
 

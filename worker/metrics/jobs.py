@@ -160,23 +160,37 @@ def observe(
     """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
     queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
     tenant = tenant_label(settings.tenants, result.tenant)
-    JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value, tenant).inc()
+    method = result.method.value
+    _child(JOBS, queue, result.tool_type.value, method, outcome.value, tenant).inc()
     total = (result.finished_at - result.queued_at).total_seconds()
     wait = (result.started_at - result.queued_at).total_seconds()
-    JOB_DURATION.labels(queue).observe(max(0.0, total))
-    QUEUE_WAIT.labels(queue).observe(max(0.0, wait))
-    PROCESSING.labels(queue, result.method.value).observe(max(0.0, total - wait))
+    _child(JOB_DURATION, queue).observe(max(0.0, total))
+    _child(QUEUE_WAIT, queue).observe(max(0.0, wait))
+    _child(PROCESSING, queue, method).observe(max(0.0, total - wait))
     if gated:
         GATE_HOLD.observe(max(0.0, total))
-    CHARS.labels("in").inc(result.chars_in)
-    CHARS.labels("out").inc(result.chars_out)
+    _child(CHARS, "in").inc(result.chars_in)
+    _child(CHARS, "out").inc(result.chars_out)
     if result.method is Method.CACHE:
         CACHE_HITS.inc()
     if result.fallback_reason is not None:
-        FALLBACKS.labels(result.fallback_reason.value).inc()
+        _child(FALLBACKS, result.fallback_reason.value).inc()
     if result.provider and result.model and result.method is Method.LLM:
         _count_tokens(writes, settings, result, tenant)
     _remember(writes, settings, result, queue)
+
+
+_children: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def _child(metric: Any, *labels: str) -> Any:
+    """``metric.labels(*labels)``, looked up once per label set (the registry keeps every child
+    anyway; finding it again through ``labels`` costs a lock and checks on every job)."""
+    key = (id(metric), labels)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*labels)
+    return child
 
 
 def count_redactions(counts: Mapping[str, int]) -> None:
