@@ -75,10 +75,10 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
-        trace_queue_wait(job, started)
+        tool_type = message.tool_type or classified(job)
+        trace_queue_wait(job, tool_type, started)
         redactor = Redactor(rt.redaction)  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
-        tool_type = message.tool_type or classified(job)
         hit = rt.cache.parse(cached[0]) if cached else None
         outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
@@ -112,11 +112,12 @@ def classified(job: PendingSummary) -> ToolType:
     return tool_type
 
 
-def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
-    """A span from the job's submission to a worker starting it, with the job's attributes."""
+def trace_queue_wait(job: PendingSummary, tool_type: ToolType, started: datetime) -> None:
+    """A span from the job's submission to a worker starting it; the job's attributes."""
     if not recording():
         return
-    trace.get_current_span().set_attributes(job_attributes(job))  # the whole job's span
+    described = {**job_attributes(job), "tersify.tool_type": tool_type.value}
+    trace.get_current_span().set_attributes(described)  # the whole job's span
     wait = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
     wait.end(end_time=_ns(started))
 
