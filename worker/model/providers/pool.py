@@ -27,8 +27,8 @@ import httpx
 _DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 _KEEPALIVE_EXPIRY_SECONDS = 30.0
 # httpcore reads 64 KiB at a time, and a read allocates its whole buffer before it waits: every
-# call waiting on the model held 64 KiB. A model's answer is a few KiB: 16 KiB reads suffice.
-READ_CHUNK_BYTES = 16 * 1024
+# call waiting on the model held 64 KiB. A model's answer is a few KiB: 4 KiB reads suffice.
+READ_CHUNK_BYTES = 4 * 1024
 
 
 class _Deadline:
