@@ -8,12 +8,12 @@ an existing message are removing tool calls or tool results, done on a copy of `
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from tersify.chat.calls import ToolCall, ToolResult
 from tersify.chat.compaction import MessageShape
 from tersify.errors import InvalidJobError
 
@@ -31,24 +31,6 @@ _ROLES = {"system": Role.SYSTEM, "developer": Role.SYSTEM, "user": Role.USER}
 _ROLES |= {"assistant": Role.ASSISTANT, "tool": Role.TOOL}
 _ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
 _OPENAI_PARTS = frozenset({"image_url", "input_audio", "refusal"})
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """A tool invocation requested by the assistant."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
-    """The answer to one tool call."""
-
-    call_id: str
-    content: str
-    is_error: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +57,8 @@ class Turn:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """Parsed messages plus what is needed to write new ones in the same style."""
+    """A conversation: its turns (each with its tool calls and results), its message shape, and
+    what is needed to write new messages in its style."""
 
     turns: list[Turn]
     shape: MessageShape | None
@@ -153,10 +136,7 @@ def _dicts(value: Any, where: str) -> list[dict[str, Any]]:
 
 
 def _call(call_id: Any, name: Any, arguments: Any, where: str) -> ToolCall:
-    if arguments is None:
-        arguments = ""
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return ToolCall(_ident(call_id, where), str(name or ""), text)
+    return ToolCall.of(_ident(call_id, where), str(name or ""), arguments)
 
 
 def _parse(raw: Mapping[str, Any], index: int) -> tuple[Turn, set[tuple[MessageShape, str]]]:

@@ -11,7 +11,7 @@ May import every other part of the producer; the worker imports it, never the re
 """
 
 from tersify.client.aio import AsyncCompactionHandle, AsyncProducer, AsyncSummaryHandle
-from tersify.client.submission import Conversation, Submission
+from tersify.client.submission import CompactionRequest, Submission
 from tersify.client.sync import CompactionHandle, Producer, SummaryHandle
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "AsyncProducer",
     "AsyncSummaryHandle",
     "CompactionHandle",
-    "Conversation",
+    "CompactionRequest",
     "Producer",
     "Submission",
     "SummaryHandle",

@@ -135,7 +135,9 @@ class AsyncProducer:
         """Wait until the job's result is stored; ``ResultTimeoutError`` after ``timeout``."""
         return await self._run(results.wait(job_id, timeout))
 
-    async def compact(self, **fields: Unpack[submission.Conversation]) -> AsyncCompactionHandle:
+    async def compact(
+        self, **fields: Unpack[submission.CompactionRequest]
+    ) -> AsyncCompactionHandle:
         """Enqueue a compaction of a conversation; see ``Producer.compact``."""
         job_id = await self._run(submission.compact(self.settings, fields))
         return AsyncCompactionHandle(job_id, self)

@@ -70,7 +70,7 @@ class Submission(TypedDict, total=False):
     tenant: str | None
 
 
-class Conversation(TypedDict, total=False):
+class CompactionRequest(TypedDict, total=False):
     """What ``compact`` takes: a session's messages (OpenAI or Anthropic shape) and how much of
     their head and tail to keep as they are (see docs/COMPACTION.md)."""
 
@@ -188,7 +188,7 @@ def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[
         pass  # Redis is gone: so is the state to undo, and the gate's lease expires anyway
 
 
-def compact(settings: Settings, fields: Conversation) -> Operation[str]:
+def compact(settings: Settings, fields: CompactionRequest) -> Operation[str]:
     """Store a conversation and enqueue its compaction; returns the job id."""
     packed: tuple[CompactionJob, str, bytes] = yield Compute(_packed, (settings, fields))
     job, digest, blob = packed
@@ -199,14 +199,13 @@ def compact(settings: Settings, fields: Conversation) -> Operation[str]:
         *sessions.index_job(job.session_id, job.job_id, kept),
         *sessions.index_payload(job.session_id, digest, kept),
     )
-    yield Round(writes, _STORE_FAILED)
     message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
     send = push(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
-    yield Round((send,), f"could not publish {COMPACT_TASK}")
+    yield Round((*writes, send), _STORE_FAILED)  # no gate to close first: one round trip
     return job.job_id
 
 
-def _packed(settings: Settings, fields: Conversation) -> tuple[CompactionJob, str, bytes]:
+def _packed(settings: Settings, fields: CompactionRequest) -> tuple[CompactionJob, str, bytes]:
     """The compaction job of ``fields`` and its stored form (CPU work: validated, serialized,
     hashed, compressed); ``InvalidJobError`` or ``OutputTooLargeError`` when it cannot be."""
     try:

@@ -93,8 +93,8 @@ class Producer:
         """Block until the job's result is stored; ``ResultTimeoutError`` after ``timeout``."""
         return self._run(results.wait(job_id, timeout))
 
-    def compact(self, **fields: Unpack[submission.Conversation]) -> CompactionHandle:
-        """Enqueue a compaction of a conversation (see ``Conversation`` and COMPACTION.md)."""
+    def compact(self, **fields: Unpack[submission.CompactionRequest]) -> CompactionHandle:
+        """Enqueue a compaction of a conversation (see ``CompactionRequest`` and COMPACTION.md)."""
         return CompactionHandle(self._run(submission.compact(self.settings, fields)), self)
 
     def wait_compaction(self, job_id: str, timeout: float = 120.0) -> CompactionResult:

@@ -12,7 +12,7 @@ import pytest
 
 from tersify.settings import Settings
 from tersify.worker.model.pricing import cost
-from tersify.worker.quality.answers import Answer, AnswerStore, answer_key
+from tersify.worker.quality.answers import AnswerStore, StoredAnswer, answer_key
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.summarize.cache import PROMPT_VERSION
 from tests.fakemodel import FakeModelServer, status
@@ -159,7 +159,7 @@ def test_an_older_prompt_version_is_read_from_kept_answers_beside_the_current_on
     kept_settings = Settings(**{k: v for k, v in env.items() if k != "model_timeout_seconds"})
     store = AnswerStore(corpus.parent / "answers")
     for case in load_cases(corpus):
-        old = Answer(
+        old = StoredAnswer(
             "an older answer: alpha-fact-deep", "llm", "fast-model", "openai", 9, 9, 0.0, 0.1
         )
         store.put(answer_key(case, "fast-model", "2", kept_settings), old)

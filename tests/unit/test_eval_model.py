@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tersify.contract import ToolType
 from tersify.settings import Settings
-from tersify.worker.quality.answers import Answer, AnswerStore, answer_key
+from tersify.worker.quality.answers import AnswerStore, StoredAnswer, answer_key
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.modeleval import Status, scored
 from tersify.worker.quality.modelreport import tallies
@@ -23,7 +23,7 @@ CASE = Case(
     query=None,
     notes="",
 )
-ANSWER = Answer("Summary: x-fact", "llm", "m1", "openai", 120, 8, 0.0002, 0.4)
+ANSWER = StoredAnswer("Summary: x-fact", "llm", "m1", "openai", 120, 8, 0.0002, 0.4)
 
 
 def test_an_answer_is_kept_whole_and_read_back_and_a_damaged_one_reads_as_absent(

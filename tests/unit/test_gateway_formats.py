@@ -8,15 +8,15 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tersify.worker.gateway.formats import Api, Conversation, read
-from tersify.worker.gateway.replacement import command_of, reads_output
-from tersify.worker.gateway.sessions import header_names, session_of
+from tersify.worker.gateway.formats import Api, RequestView, read
+from tersify.worker.gateway.replacement import reads_output
+from tersify.worker.gateway.sessions import client_of, header_names, session_of
 from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
 
 
-def anthropic(*messages: dict[str, Any]) -> Conversation:
+def anthropic(*messages: dict[str, Any]) -> RequestView:
     return read(
         Api.ANTHROPIC, json.dumps({"model": "m", "max_tokens": 5, "messages": list(messages)})
     )
@@ -62,6 +62,7 @@ def test_anthropic_text_results_are_found_with_their_calls_and_others_are_not() 
         ("b", "Read"),
     ]
     assert found.results[0].call.input == {"command": "make"}  # type: ignore[union-attr]
+    assert found.results[0].call.command == "make"  # type: ignore[union-attr]
     assert found.query == "and why?"
     assert found.opening == "fix the build"
 
@@ -104,7 +105,7 @@ def test_openai_chat_tool_messages_find_their_calls_and_the_last_user_turn() -> 
     found = read(Api.OPENAI_CHAT, json.dumps(body))
     (result,) = found.results
     assert result.call is not None and result.call.input == {"command": ["ls", "-R"]}
-    assert command_of(result.call.input) == "ls -R"
+    assert result.call.command == "ls -R"
     assert (found.query, found.opening, found.model) == ("second", "first", "gpt")
 
 
@@ -124,7 +125,7 @@ def test_responses_outputs_find_their_function_calls() -> None:
     }
     found = read(Api.OPENAI_RESPONSES, json.dumps(body))
     (result,) = found.results
-    assert result.call is not None and (result.call.name, result.call.input) == (
+    assert result.call is not None and (result.call.name, result.call.command) == (
         "shell",
         "not json",
     )
@@ -138,7 +139,6 @@ def test_only_a_command_that_reads_an_output_back_counts_as_one() -> None:
     assert not reads_output("tersify submit big.log")
     assert not reads_output("cat output.txt")
     assert not reads_output(None)
-    assert command_of({"file_path": "/a.py"}) == '{"file_path": "/a.py"}'
 
 
 def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
@@ -153,12 +153,25 @@ def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
         },
         {"role": "user", "content": "more"},
     )
-    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo) == "abc-1"
-    assert session_of({"x-tersify-session": "bad id!"}, names, convo).startswith("gw-")
-    assert session_of({}, names, convo) == session_of({}, names, later)
-    assert session_of({}, names, convo) != session_of(
-        {}, names, anthropic({"role": "user", "content": "other"})
+    me = client_of({"x-api-key": "k1"}, "127.0.0.1")
+    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo, me) == "abc-1"
+    assert session_of({"x-tersify-session": "bad id!"}, names, convo, me).startswith("gw-")
+    assert session_of({}, names, convo, me) == session_of({}, names, later, me)
+    assert session_of({}, names, convo, me) != session_of(
+        {}, names, anthropic({"role": "user", "content": "other"}), me
     )
+
+
+def test_a_derived_session_is_the_clients_own() -> None:
+    names = header_names("x-tersify-session")
+    convo = anthropic({"role": "user", "content": "fix the build"})
+    keyed = [client_of({"x-api-key": k}, "127.0.0.1") for k in ("k1", "k2")]
+    bearer = client_of({"authorization": "Bearer k1"}, "127.0.0.1")
+    by_address = [client_of({}, a) for a in ("127.0.0.1", "127.0.0.2")]
+    ids = {session_of({}, names, convo, c) for c in [*keyed, bearer, *by_address]}
+    assert len(ids) == 5
+    assert client_of({"x-api-key": "k1"}, "10.0.0.9") == keyed[0]  # the key, wherever it runs
+    assert "k1" not in keyed[0]
 
 
 texts = st.text(min_size=1, max_size=60)

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tersify.worker.cli.failures import Failure
-from tersify.worker.cli.mcp_proxy import listen_address
-from tersify.worker.mcp.results import command_of, intent_of, result_text
+from tersify.worker.cli.listen import listen_address
+from tersify.worker.mcp.results import intent_of, result_text
 
 
 @given(st.lists(st.text(max_size=50), min_size=1, max_size=5))
@@ -42,8 +42,6 @@ def test_the_configured_intent_wins_then_a_query_like_argument() -> None:
     assert intent_of({"query": "why"}, "find the failing test") == "find the failing test"
     assert intent_of({"repo_path": "/r", "pattern": "TODO"}, None) == "TODO"
     assert intent_of({"repo_path": "/r", "max_count": 5}, None) is None
-    assert command_of({"b": 1, "a": "x"}) == '{"a": "x", "b": 1}'
-    assert command_of(None) is None
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,10 @@ def test_a_claude_code_session_gives_every_tool_result_with_its_tool_and_later_c
         for block in blocks if entry.get("type") == "user" else []:
             use, body = uses[block["tool_use_id"]], block["content"]
             body = body if isinstance(body, str) else "\n".join(b["text"] for b in body)
-            expected.append((use["name"], use["input"].get("command"), body))
+            command = use["input"].get("command") or json.dumps(
+                use["input"], sort_keys=True, ensure_ascii=False
+            )
+            expected.append((use["name"], command, body))
             seen.append(len(ids))
     got = [(o.tool_name, o.command, o.text) for o in transcript.outputs]
     assert got == expected and len(got) == 8
@@ -170,7 +173,7 @@ def test_a_codex_rollout_reads_calls_outputs_the_model_and_a_compaction(tmp_path
     first, second = transcript.outputs
     assert (first.tool_name, first.command, first.text) == (
         "shell",
-        "bash -lc 'rg -n needle src'",
+        "rg -n needle src",
         "src/a.py:1:needle\n",
     )
     assert (second.tool_name, second.text, second.model) == (

@@ -11,9 +11,11 @@ from fastapi import APIRouter, Path, Request
 from tersify.client import AsyncProducer
 from tersify.client.cancel import Cancellation
 from tersify.errors import JobNotFoundError, RedisUnavailableError
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.worker.api.auth import Caller
 from tersify.worker.api.problems import documented
+from tersify.worker.redact import leaving_with
 
 router = APIRouter(prefix="/v1")
 
@@ -39,4 +41,6 @@ async def cancel_summary(
         if owner is None or not caller.allows(str(owner)):
             raise JobNotFoundError(f"no job {job_id!r}")
     producer: AsyncProducer = request.app.state.producer
-    return await producer.cancel(job_id)
+    cancelled = await producer.cancel(job_id)
+    settings: Settings = request.app.state.settings
+    return cancelled.model_copy(update={"result": leaving_with(cancelled.result, settings.redact)})

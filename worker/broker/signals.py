@@ -39,13 +39,13 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     started = time.time()
     queues = consumed_queues(app)
     beat(rt, hostname, started, queues)
-    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started, queues))
-    rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt))
-    rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app))
-    rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune)  # session log retention
-    rt.scheduler.every(TRIM_SECONDS, lambda: trim_recent(rt.redis))
+    rt.scheduler.every(HEARTBEAT_SECONDS, lambda: beat(rt, hostname, started, queues), "heartbeat")
+    rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt), "sweep")
+    rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app), "redelivery")
+    rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune, "prune")  # session log retention
+    rt.scheduler.every(TRIM_SECONDS, lambda: trim_recent(rt.redis), "trim_recent")
     passthroughs = PassthroughLog(rt.redis, rt.session_log)
-    rt.scheduler.every(PASSTHROUGH_LOG_SECONDS, passthroughs.drain)
+    rt.scheduler.every(PASSTHROUGH_LOG_SECONDS, passthroughs.drain, "passthrough_log")
     start_metrics(rt.settings, rt.redis, pool)
     if rt.settings.webhook_secret is not None:
         global _sender

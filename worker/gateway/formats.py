@@ -13,13 +13,13 @@ the last part's ``cache_control``. Everything else about the request is left to 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from tersify.chat.calls import ToolCall, item_call
 from tersify.worker.gateway.spans import ANY_ITEM, Node, UnusualJSONError, dumps, locate
 
 # Claude Code wraps context it adds to a user turn in these; they are not what the user asked.
@@ -36,15 +36,7 @@ class Api(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
-    """What the model asked for: the tool's name and its input (parsed when it is JSON)."""
-
-    name: str
-    input: Any
-
-
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ResultSpan:
     """A text-only tool result: its text, where its content sits, how to write a replacement."""
 
     call_id: str | None
@@ -56,17 +48,18 @@ class ToolResult:
 
 
 @dataclass(slots=True)
-class Conversation:
-    """What the gateway reads of a request."""
+class RequestView:
+    """What the gateway reads of a request: its tool results (each with the call it answers,
+    as the one conversation model's ``ToolCall``), the query and the opening turn."""
 
     api: Api
     model: str | None
-    results: list[ToolResult] = field(default_factory=list)
+    results: list[ResultSpan] = field(default_factory=list)
     query: str | None = None
     opening: str = ""
 
 
-def read(api: Api, text: str) -> Conversation:
+def read(api: Api, text: str) -> RequestView:
     """The conversation of a request body; ``UnusualJSONError`` when it is not one to edit."""
     readers = {
         Api.ANTHROPIC: _anthropic,
@@ -88,16 +81,17 @@ def _model(root: Node) -> str | None:
     return model if isinstance(model, str) else None
 
 
-def _anthropic(text: str) -> Conversation:
+def _anthropic(text: str) -> RequestView:
     root = _root(text, ("messages", ANY_ITEM, "content", ANY_ITEM))
-    found = Conversation(Api.ANTHROPIC, _model(root))
+    found = RequestView(Api.ANTHROPIC, _model(root))
     messages = _items(root.get("messages"))
     calls: dict[str, ToolCall] = {}
     for message in messages:
         for block in _items(message.get("content")):
             kind = block.leaf("type")
             if kind == "tool_use" and isinstance(block.leaf("name"), str):
-                calls[str(block.leaf("id"))] = ToolCall(block.leaf("name"), block.leaf("input"))
+                call_id = str(block.leaf("id"))
+                calls[call_id] = ToolCall.of(call_id, block.leaf("name"), block.leaf("input"))
             elif kind == "tool_result" and block.leaf("is_error") is not True:
                 result = _text_result(block.get("content"), "text", block.leaf("tool_use_id"))
                 _add(found, result)
@@ -109,9 +103,9 @@ def _anthropic(text: str) -> Conversation:
     return found
 
 
-def _openai_chat(text: str) -> Conversation:
+def _openai_chat(text: str) -> RequestView:
     root = _root(text, ("messages", ANY_ITEM))
-    found = Conversation(Api.OPENAI_CHAT, _model(root))
+    found = RequestView(Api.OPENAI_CHAT, _model(root))
     messages = _items(root.get("messages"))
     calls: dict[str, ToolCall] = {}
     for message in messages:
@@ -120,8 +114,8 @@ def _openai_chat(text: str) -> Conversation:
             for call in message.leaf("tool_calls") or ():
                 function = call.get("function") if isinstance(call, dict) else None
                 if isinstance(function, dict) and isinstance(function.get("name"), str):
-                    arguments = _json_or_text(function.get("arguments"))
-                    calls[str(call.get("id"))] = ToolCall(function["name"], arguments)
+                    call_id, arguments = str(call.get("id")), function.get("arguments")
+                    calls[call_id] = ToolCall.of(call_id, function["name"], arguments)
         elif role == "tool":
             result = _text_result(message.get("content"), "text", message.leaf("tool_call_id"))
             _add(found, result)
@@ -134,12 +128,12 @@ def _openai_chat(text: str) -> Conversation:
 
 
 _OUTPUTS: Final = {"function_call_output", "custom_tool_call_output"}
-_CALLS: Final = {"function_call": "arguments", "custom_tool_call": "input"}
+_CALLS: Final = {"function_call", "custom_tool_call", "local_shell_call"}
 
 
-def _openai_responses(text: str) -> Conversation:
+def _openai_responses(text: str) -> RequestView:
     root = _root(text, ("input", ANY_ITEM))
-    found = Conversation(Api.OPENAI_RESPONSES, _model(root))
+    found = RequestView(Api.OPENAI_RESPONSES, _model(root))
     source = root.get("input")
     if source is not None and isinstance(source.value, str):
         found.query = found.opening = source.value[:QUERY_MAX_CHARS]
@@ -147,9 +141,8 @@ def _openai_responses(text: str) -> Conversation:
     calls: dict[str, ToolCall] = {}
     for item in _items(source):
         kind = item.leaf("type")
-        if kind in _CALLS and isinstance(item.leaf("name"), str):
-            arguments = _json_or_text(item.leaf(_CALLS[kind]))
-            calls[str(item.leaf("call_id"))] = ToolCall(item.leaf("name"), arguments)
+        if kind in _CALLS and (call := item_call(item.python())) is not None:
+            calls[call.id] = call
         elif kind in _OUTPUTS:
             result = _text_result(item.get("output"), "input_text", item.leaf("call_id"))
             _add(found, result)
@@ -159,12 +152,12 @@ def _openai_responses(text: str) -> Conversation:
     return found
 
 
-def _add(found: Conversation, result: ToolResult | None) -> None:
+def _add(found: RequestView, result: ResultSpan | None) -> None:
     if result is not None:
         found.results.append(result)
 
 
-def _asked(found: Conversation, asked: str | None) -> None:
+def _asked(found: RequestView, asked: str | None) -> None:
     """A user turn's text: the query so far, and the opening if it is the first."""
     if asked:
         found.query = asked
@@ -205,7 +198,7 @@ def _text_only(parts: list[Any], kind: str) -> list[str] | None:
     return texts
 
 
-def _text_result(node: Node | None, kind: str, call_id: Any) -> ToolResult | None:
+def _text_result(node: Node | None, kind: str, call_id: Any) -> ResultSpan | None:
     """A tool result whose content is text only, with the writer of its replacement."""
     parts = _parts(node)
     texts = _text_only(parts, kind) if parts else None
@@ -221,7 +214,7 @@ def _text_result(node: Node | None, kind: str, call_id: Any) -> ToolResult | Non
             return dumps([{"type": kind, "text": new, **extra}])
 
     ident = call_id if isinstance(call_id, str) else None
-    return ToolResult(ident, "\n".join(texts), node.start, node.end, render)
+    return ResultSpan(ident, "\n".join(texts), node.start, node.end, render)
 
 
 def _joined(node: Node | None, kind: str) -> str:
@@ -241,19 +234,9 @@ def _said(node: Node | None, kind: str) -> str | None:
     return said[:QUERY_MAX_CHARS] or None
 
 
-def _json_or_text(raw: Any) -> Any:
-    """Tool arguments: parsed when they are a JSON text, else as they came."""
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
-def _attach(found: Conversation, calls: dict[str, ToolCall]) -> None:
+def _attach(found: RequestView, calls: dict[str, ToolCall]) -> None:
     """Give each result the call it answers, when the request still holds that call."""
     found.results = [
-        ToolResult(r.call_id, r.text, r.start, r.end, r.render, calls.get(r.call_id or ""))
+        ResultSpan(r.call_id, r.text, r.start, r.end, r.render, calls.get(r.call_id or ""))
         for r in found.results
     ]

@@ -7,17 +7,14 @@ those commands again (``reads_output``).
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Final
+from typing import Final
 
 from tersify.client.outputs import DEFAULT_LIMIT
 from tersify.contract import Method, SummaryResult
 
 # `tersify output …`, also as `python -m tersify.worker.cli output …`, anywhere in a command
 _READS_OUTPUT: Final = re.compile(r"\btersify(?:\.worker\.cli)?\s+output\b")
-# Input fields that hold a shell command line, in the order they are tried.
-_COMMAND_FIELDS: Final = ("command", "cmd", "script", "commands")
 
 
 def text_for(result: SummaryResult) -> str:
@@ -32,23 +29,6 @@ def text_for(result: SummaryResult) -> str:
             "with TEXT)."
         )
     return f"{result.text}\n\n{note}]"
-
-
-def command_of(tool_input: Any) -> str | None:
-    """The command a tool call ran, as one line: its shell command when it has one, else its
-    input as JSON (what the classifier reads)."""
-    if tool_input is None:
-        return None
-    if isinstance(tool_input, str):
-        return tool_input[:100_000]
-    if isinstance(tool_input, dict):
-        for name in _COMMAND_FIELDS:
-            value = tool_input.get(name)
-            if isinstance(value, str) and value.strip():
-                return value[:100_000]
-            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                return " ".join(value)[:100_000]
-    return json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)[:100_000]
 
 
 def reads_output(command: str | None) -> bool:

@@ -26,9 +26,10 @@ from tersify.client import AsyncProducer
 from tersify.contract import Method, Queue, SummaryResult, new_job_id
 from tersify.errors import RedisUnavailableError, ResultTimeoutError, TersifyError
 from tersify.settings import Settings
-from tersify.worker.gateway.formats import Conversation, ToolResult
-from tersify.worker.gateway.replacement import command_of, reads_output, text_for
+from tersify.worker.gateway.formats import RequestView, ResultSpan
+from tersify.worker.gateway.replacement import reads_output, text_for
 from tersify.worker.gateway.store import Counts, Rewrite, RewriteStore, content_key, digest_of
+from tersify.worker.redact import leaving_with
 
 log = structlog.get_logger("tersify.gateway")
 
@@ -42,7 +43,7 @@ NO_WORKER: Final = "no live worker serves the interactive queue: new tool result
 
 
 @dataclass(slots=True)
-class Outcome:
+class RequestEdits:
     """A request's edits (span and new JSON text) and what was done, for headers and counts."""
 
     edits: list[tuple[int, int, str]] = field(default_factory=list)
@@ -87,7 +88,7 @@ class Rewriter:
         self._renewed.update(dict.fromkeys(due, now))
         return due
 
-    def eligible(self, result: ToolResult) -> bool:
+    def eligible(self, result: ResultSpan) -> bool:
         """Whether a tool result is one to replace."""
         if len(result.text) <= self._settings.gateway_threshold_chars:
             return False
@@ -95,11 +96,11 @@ class Rewriter:
             return True
         if result.call.name.lower() in self._skip:
             return False
-        return not reads_output(command_of(result.call.input))
+        return not reads_output(result.call.command)
 
-    async def rewrite(self, session_id: str, conversation: Conversation) -> Outcome:
+    async def rewrite(self, session_id: str, conversation: RequestView) -> RequestEdits:
         """The edits that replace the conversation's large tool results (see the module)."""
-        outcome = Outcome()
+        outcome = RequestEdits()
         chosen = [
             (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
         ]
@@ -129,10 +130,10 @@ class Rewriter:
     async def _make(
         self,
         session_id: str,
-        conversation: Conversation,
+        conversation: RequestView,
         missing: list[str],
-        wanted: dict[str, ToolResult],
-        outcome: Outcome,
+        wanted: dict[str, ResultSpan],
+        outcome: RequestEdits,
     ) -> dict[str, Made]:
         """New replacements for the ``missing`` keys, each made once per content key."""
         if not missing:
@@ -159,7 +160,7 @@ class Rewriter:
         return done
 
     async def _one(
-        self, session_id: str, key: str, result: ToolResult, query: str | None
+        self, session_id: str, key: str, result: ResultSpan, query: str | None
     ) -> Made | None:
         """One replacement: the claimed job's result (or its fallback), stored; None to pass."""
         settings = self._settings
@@ -172,14 +173,15 @@ class Rewriter:
                     session_id=session_id,
                     tool_name=(result.call.name if result.call else "tool")[:200],
                     output=result.text,
-                    command=command_of(result.call.input) if result.call else None,
+                    command=result.call.command if result.call else None,
                     query=query,
                     tool_call_id=(result.call_id or "")[:200] or None,
                     job_id=job_id,
                 )
-                if await handle.result() is not None:  # short enough to pass: no job
+                ready = await handle.result()  # a job that already finished is a summary too
+                if ready is not None and ready.method is Method.PASSTHROUGH:  # short: no job
                     return None
-            summary = await self._wait(owner, wait)
+            summary = leaving_with(await self._wait(owner, wait), settings.redact)
             rewrite = Rewrite(
                 text_for(summary),
                 summary.output_ref,

@@ -14,7 +14,7 @@ from tersify.gate import CompletionOutcome
 from tersify.store import webhooks
 from tersify.store.commands import execute
 from tersify.worker.metrics import jobs as metrics
-from tersify.worker.redact import Redactor, Scope
+from tersify.worker.redact import Redactor, leaving
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.summarizer import Outcome
 
@@ -84,7 +84,7 @@ def store(
     result that is the job's (not a late one) is then scheduled for its ``callback`` URL.
     """
     redactor = redactor or Redactor(rt.redaction)
-    result = redactor.result(result, Scope.RESULT)
+    result = leaving(result, redactor)
     completion = rt.gate.complete(
         result.job_id,
         result.model_dump_json(),

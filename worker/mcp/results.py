@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import mcp.types as types
@@ -65,13 +64,6 @@ def result_text(result: types.CallToolResult) -> str | None:
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
-def command_of(arguments: dict[str, Any] | None) -> str | None:
-    """The call's arguments as one line: what the classifier reads as the command."""
-    if not arguments:
-        return None
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)[:100_000]
-
-
 def intent_of(arguments: dict[str, Any] | None, configured: str | None) -> str | None:
     """What the agent is looking for: the configured intent, else a query-like argument."""
     if configured:
@@ -85,6 +77,12 @@ def intent_of(arguments: dict[str, Any] | None, configured: str | None) -> str |
 
 def summarized(result: SummaryResult, reader: str = READ_TOOL) -> types.CallToolResult:
     """The summary the agent sees, with how to read the exact output back (with ``reader``)."""
+    return types.CallToolResult(content=[types.TextContent(text=summary_text(result, reader))])
+
+
+def summary_text(result: SummaryResult, reader: str = READ_TOOL) -> str:
+    """A summary's text, then a note saying what it summarized and how to read the exact
+    output back (with ``reader``)."""
     note = (
         f"[tersify: {result.chars_in} chars of {result.tool_type.value} summarized "
         f"({result.method.value})."
@@ -95,7 +93,7 @@ def summarized(result: SummaryResult, reader: str = READ_TOOL) -> types.CallTool
             f'{DEFAULT_LIMIT}); matching lines: {reader}(ref="{result.output_ref}", '
             'pattern="...").'
         )
-    return types.CallToolResult(content=[types.TextContent(text=f"{result.text}\n\n{note}]")])
+    return f"{result.text}\n\n{note}]"
 
 
 def read_answer(found: OutputRange) -> types.CallToolResult:

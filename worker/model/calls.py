@@ -40,7 +40,7 @@ class Route:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class RoutedCompletion:
     """A checked completion and the route that gave it."""
 
     completion: Completion
@@ -65,7 +65,7 @@ def ask(
     check: Check,
     call_timeout: float | None = None,
     first_model: str | None = None,
-) -> Answer:
+) -> RoutedCompletion:
     """The first usable answer along ``routes`` before ``deadline`` (monotonic seconds).
 
     ``call_timeout`` caps one attempt (default ``settings.model_timeout_seconds``). Raises the
@@ -84,7 +84,7 @@ def ask(
             asked = replace(request, model=first_model) if index == 0 and first_model else request
             completion = _ask_route(route, asked, deadline, settings, cap)
             check(completion)
-            return Answer(completion, route)
+            return RoutedCompletion(completion, route)
         except ProviderError as failure:
             error = failure
             if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:

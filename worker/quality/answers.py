@@ -23,7 +23,7 @@ from tersify.worker.quality.corpus import Case
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class StoredAnswer:
     """What one call for one case gave: the text, how it was made, and what it cost."""
 
     text: str
@@ -65,17 +65,17 @@ class AnswerStore:
     def _path(self, key: str) -> Path | None:
         return None if self.directory is None else self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> Answer | None:
+    def get(self, key: str) -> StoredAnswer | None:
         """The kept answer, or None (absent, or unreadable: asked again)."""
         path = self._path(key)
         if path is None or not path.is_file():
             return None
         try:
-            return Answer(**json.loads(path.read_text(encoding="utf-8")))
+            return StoredAnswer(**json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, TypeError):
             return None
 
-    def put(self, key: str, answer: Answer) -> None:
+    def put(self, key: str, answer: StoredAnswer) -> None:
         """Keep ``answer`` (a temporary file renamed into place: never half written)."""
         path = self._path(key)
         if path is None:

@@ -9,7 +9,6 @@ message equal to an input message, in order.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +24,7 @@ from tersify.worker.compaction.summary import strip_banner
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers.base import Completion, ModelRequest
-from tersify.worker.quality.conversations import Conversation, Fact, FactKind, normalize
+from tersify.worker.quality.conversations import CompactionCase, Fact, FactKind, normalize
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +107,7 @@ def _arguments_text(messages: Sequence[Mapping[str, Any]]) -> str:
     values: list[str] = []
     for turn in parse(list(messages)).turns:
         for call in turn.calls:
-            try:
-                decoded = json.loads(call.arguments)
-            except ValueError:
-                continue
-            if isinstance(decoded, dict):
-                values += [v for v in decoded.values() if isinstance(v, str)]
+            values += [v for v in call.input.values() if isinstance(v, str)]
     return normalize("\n".join(values))
 
 
@@ -133,7 +127,7 @@ def _kept_in_order(
 
 
 def score_compaction(
-    case: Conversation, result: CompactionResult, seconds: float
+    case: CompactionCase, result: CompactionResult, seconds: float
 ) -> ConversationResult:
     """Score one compaction ``result`` of ``case``."""
     summary = result.summary
@@ -144,7 +138,7 @@ def score_compaction(
     in_summary = [f.found_in(summary_text) for f in case.facts]
     only = [f for f, k in zip(case.facts, in_kept, strict=True) if not k]
     only_hits = [f.found_in(summary_text) for f in only]
-    repaired = [dict(t.raw) for t in repair(parse(case.messages).turns)]
+    repaired = [dict(t.raw) for t in repair(case.conversation.turns)]
     reference = reference_ours = None
     if case.reference is not None:
         reference_text = normalize(strip_banner(case.reference))
@@ -207,7 +201,7 @@ _ALLOWED = re.compile(r"Keep the summary under (\d+) characters")
 
 
 def compact_conversation(
-    case: Conversation,
+    case: CompactionCase,
     settings: Settings,
     protect: tuple[int, int] = (2, 6),
     *,
@@ -268,7 +262,7 @@ def _sum(groups: Iterable[Mapping[FactKind, Score]]) -> dict[FactKind, Score]:
 
 
 def evaluate_conversations(
-    cases: Iterable[Conversation],
+    cases: Iterable[CompactionCase],
     settings: Settings,
     protect: tuple[int, int] = (2, 6),
     *,

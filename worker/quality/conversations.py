@@ -15,6 +15,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from tersify.chat.messages import Conversation, parse
+
 
 class FactKind(StrEnum):
     """What a fact is about."""
@@ -40,7 +42,7 @@ class Fact:
 
 
 @dataclass(frozen=True, slots=True)
-class Conversation:
+class CompactionCase:
     """One real conversation, where it came from, and its facts."""
 
     name: str
@@ -50,6 +52,11 @@ class Conversation:
     facts: tuple[Fact, ...]
     reference: str | None
     source: dict[str, str]
+
+    @property
+    def conversation(self) -> Conversation:
+        """The messages as the one conversation model reads them."""
+        return parse(self.messages)
 
 
 _SPACE = re.compile(r"\s+")
@@ -73,7 +80,7 @@ def _facts(meta: dict[str, Any], where: Path) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-def load_conversation(meta_path: Path) -> Conversation:
+def load_conversation(meta_path: Path) -> CompactionCase:
     """The case described by ``meta_path`` with its built messages (and reference, if any)."""
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     if not isinstance(meta, dict):
@@ -81,9 +88,10 @@ def load_conversation(meta_path: Path) -> Conversation:
     messages = json.loads(meta_path.with_suffix(".messages.json").read_text(encoding="utf-8"))
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise ValueError(f"{meta_path.stem}.messages.json: expected a list of message objects")
+    parse(messages)  # a malformed message list is refused here (InvalidJobError, a ValueError)
     reference_path = meta_path.with_suffix(".reference.md")
     reference = reference_path.read_text(encoding="utf-8") if reference_path.is_file() else None
-    return Conversation(
+    return CompactionCase(
         name=meta_path.stem,
         agent=str(meta.get("agent") or "?"),
         model=str(meta.get("model") or "?"),
@@ -101,7 +109,7 @@ def conversation_paths(directory: Path) -> tuple[list[Path], list[Path]]:
     return built, [p for p in metas if p not in built]
 
 
-def load_conversations(directory: Path, names: Sequence[str] = ()) -> list[Conversation]:
+def load_conversations(directory: Path, names: Sequence[str] = ()) -> list[CompactionCase]:
     """Every built case of ``directory`` (or only ``names``), by name."""
     built, _ = conversation_paths(directory)
     wanted = set(names)

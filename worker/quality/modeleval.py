@@ -26,7 +26,7 @@ from tersify.settings import Settings
 from tersify.worker.model import pricing
 from tersify.worker.model.calls import Route
 from tersify.worker.model.tokens import estimate_tokens
-from tersify.worker.quality.answers import Answer, AnswerStore, answer_key
+from tersify.worker.quality.answers import AnswerStore, StoredAnswer, answer_key
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.evaluation import missing
 from tersify.worker.summarize.cache import PROMPT_VERSION
@@ -53,7 +53,7 @@ class CaseRun:
     expected_type: ToolType
     tool_type: ToolType
     status: Status
-    answer: Answer | None
+    answer: StoredAnswer | None
     cached: bool
     kept: int
     total: int
@@ -152,7 +152,7 @@ class ModelEval:
             self.stopped_on_budget = True
         return self.stopped_on_budget
 
-    def _ask(self, case: Case, model: str, route: Route) -> Answer:
+    def _ask(self, case: Case, model: str, route: Route) -> StoredAnswer:
         job = job_of(case, self._settings)
         tool_type = classify(case.tool_name, case.command, case.output)
         started = time.perf_counter()
@@ -161,7 +161,7 @@ class ModelEval:
         tokens_in, tokens_out = outcome.input_tokens or 0, outcome.output_tokens or 0
         answered = outcome.model or model
         usd = pricing.cost(self._settings, answered, tokens_in, tokens_out)
-        return Answer(
+        return StoredAnswer(
             text=outcome.text,
             method=outcome.method.value,
             model=answered,
@@ -176,7 +176,13 @@ class ModelEval:
 
 
 def scored(
-    case: Case, model: str, version: str, status: Status, answer: Answer | None, *, cached: bool
+    case: Case,
+    model: str,
+    version: str,
+    status: Status,
+    answer: StoredAnswer | None,
+    *,
+    cached: bool,
 ) -> CaseRun:
     """A case's run, with the facts the answer kept (none without a model answer)."""
     text = answer.text if answer is not None and status is Status.ANSWERED else ""

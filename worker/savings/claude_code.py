@@ -11,14 +11,13 @@ hooks) is not part of the conversation and is passed over.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tersify.chat.messages import parse
 from tersify.errors import InvalidJobError
-from tersify.worker.savings.transcript import Builder, Skip, Transcript, command_of
+from tersify.worker.savings.transcript import Builder, Skip, Transcript
 
 AGENT = "claude-code"
 _CONVERSATION = frozenset({"user", "assistant"})
@@ -81,16 +80,9 @@ def _take(
             builder.model = model
             builder.call(str(message.get("id") or entry.get("uuid")))
         for call in turn.calls:
-            calls[call.id] = (call.name, command_of(_arguments(call.arguments)))
+            calls[call.id] = (call.name, call.command)
         return None
     for result in turn.results:
         name, command = calls.get(result.call_id, ("unknown", None))
         builder.output(name, command, result.content)
     return None
-
-
-def _arguments(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tersify.worker.savings.transcript import Builder, Skip, Transcript, command_of
+from tersify.chat.calls import item_call
+from tersify.worker.savings.transcript import Builder, Skip, Transcript
 
 AGENT = "codex"
 _WRAPPED = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
@@ -52,10 +53,10 @@ class _Session:
             self.builder.call(str(self.serial))
         self.model_spoke_last = from_model
         if kind in _CALLS:
-            call_id = item.get("call_id") or item.get("id")
-            if not isinstance(call_id, str):
+            call = item_call(item)
+            if call is None:
                 return f"a {kind} without a call_id"
-            self.calls[call_id] = _call(item)
+            self.calls[call.id] = (call.name or "unknown", call.command)
         elif kind in _OUTPUTS:
             call_id = item.get("call_id")
             name, command = self.calls.get(str(call_id), ("unknown", None))
@@ -86,14 +87,6 @@ def read(
             if reason is not None:
                 skips.append(Skip(path, number, reason))
     return [session.builder.finish()]
-
-
-def _call(item: dict[str, Any]) -> tuple[str, str | None]:
-    if item.get("type") == "local_shell_call":
-        action = item.get("action")
-        return "local_shell", command_of(action if isinstance(action, dict) else None)
-    name = str(item.get("name") or "unknown")
-    return name, command_of(item.get("arguments") if "arguments" in item else item.get("input"))
 
 
 def output_text(output: Any) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from tersify.chat.messages import Role, parse
 from tersify.errors import InvalidJobError
-from tersify.worker.savings.transcript import Builder, Skip, Transcript, command_of
+from tersify.worker.savings.transcript import Builder, Skip, Transcript
 
 AGENT = "messages"
 
@@ -45,7 +45,7 @@ def read(path: Path, document: Any, skips: list[Skip]) -> list[Transcript]:
         if turn.role is Role.ASSISTANT:
             builder.call(str(index))
         for call in turn.calls:
-            calls[call.id] = (call.name, command_of(call.arguments))
+            calls[call.id] = (call.name, call.command)
         for result in turn.results:
             tool_name, command = calls.get(result.call_id, ("unknown", None))
             builder.output(tool_name, command, result.content)

@@ -8,11 +8,8 @@ agent compacts its context, so each of the calls in between sent it to the model
 
 from __future__ import annotations
 
-import json
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,25 +101,3 @@ class Builder:
             for index, p in enumerate(self._pending)
         ]
         return Transcript(self.session, self.agent, self.source, outputs, total)
-
-
-def command_of(arguments: Any) -> str | None:
-    """The shell command in a tool call's arguments (a JSON text or an object), if it has one.
-
-    ``command`` or ``cmd`` as a string, or as an argument list (Codex's ``["bash", "-lc",
-    "…"]``), joined as a shell would read it.
-    """
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return None
-    if not isinstance(arguments, dict):
-        return None
-    for key in ("command", "cmd"):
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            return shlex.join(value)
-    return None

@@ -19,8 +19,7 @@ from tersify.settings import Settings
 from tersify.worker.model.calls import Route, ask
 from tersify.worker.model.providers.base import Completion, Correction
 from tersify.worker.redact import Redactor, Scope
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.answers import compose, read_answer
 from tersify.worker.summarize.grounding import check_grounding
 from tersify.worker.summarize.prompts import SummaryPrompt, build_request

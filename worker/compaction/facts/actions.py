@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tersify.chat.calls import shell_command
 from tersify.chat.messages import Role, Turn
 
 
@@ -55,7 +56,6 @@ SHELL_TOOLS = frozenset(
         "text-shell",  # a shell block written in the assistant's text
     }
 )
-_SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh"})
 _TEXT_BLOCK = re.compile(
     r"^```(?:bash|sh|shell|console|zsh)[ \t]*\n(.*?)\n```", re.DOTALL | re.MULTILINE
 )
@@ -66,24 +66,6 @@ _EXIT_PATTERNS = (
     re.compile(r"\bProcess exited with code (-?\d+)\b"),
     re.compile(r"^Exit code: (-?\d+)$", re.MULTILINE),
 )
-
-
-def _decoded(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return {"input": arguments}  # a free-form tool (Codex's apply_patch) sends plain text
-    return value if isinstance(value, dict) else {"input": value}
-
-
-def shell_command(arguments: Mapping[str, Any]) -> str | None:
-    """The shell command in a shell tool's arguments (``["bash", "-lc", CMD]`` reads as ``CMD``)."""
-    command = arguments.get("command", arguments.get("cmd"))
-    if isinstance(command, list) and all(isinstance(part, str) for part in command):
-        if len(command) >= 3 and command[0] in _SHELLS and command[1] in ("-c", "-lc"):
-            return str(command[-1])
-        return " ".join(command)
-    return command if isinstance(command, str) else None
 
 
 def _exit_code(output: str) -> int | None:
@@ -160,7 +142,7 @@ def actions(turns: Sequence[Turn]) -> list[Action]:
     found: list[Action] = []
     for index, turn in enumerate(turns):
         for call in turn.calls:
-            arguments = _decoded(call.arguments)
+            arguments = call.input
             tool = call.name.rsplit("__", 1)[-1].lower()  # mcp__server__tool → tool
             command = shell_command(arguments) if tool in SHELL_TOOLS else None
             at, result = results.get(call.id, (index, None))
