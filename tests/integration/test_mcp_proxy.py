@@ -251,7 +251,7 @@ def test_the_proxy_summarizes_text_inside_structured_content_and_keeps_the_outpu
     assert text_of(got["build_output_full"]) == full  # the SDK's default: text and structure agree
     summary = got["build_output"].structured_content["result"]
     assert len(summary) < len(full) / 4 and "tersify_read(ref=" in summary
-    # FROBNICATE
+    assert "undefined reference to `frobnicate'" in summary
     assert text_of(got["build_output"]) == summary  # the text block says the same
     validate(got["build_output"].structured_content, got["tools"]["build_output"].output_schema)
     assert got["read_back"].content[0].text == full  # the exact output, read back

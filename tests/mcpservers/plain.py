@@ -13,12 +13,15 @@ server = MCPServer("plain")
 
 
 def build_log(lines: int) -> str:
-    """A build log of ``lines`` lines with one error near the end."""
+    """A build's time-stamped log of ``lines`` lines with one error near the end."""
     error = max(1, lines - lines // 10)
     return "\n".join(
-        f"src/module_{i % 97}.c:{i}:5: error: undefined reference to `frobnicate'"
-        if i == error
-        else f"cc -O2 -c src/module_{i % 97}.c -o build/module_{i}.o"
+        f"2026-03-01 12:{i // 60 % 60:02d}:{i % 60:02d} "
+        + (
+            f"src/module_{i % 97}.c:{i}:5: error: undefined reference to `frobnicate'"
+            if i == error
+            else f"cc -O2 -c src/module_{i % 97}.c -o build/module_{i}.o"
+        )
         for i in range(1, lines + 1)
     )
 
