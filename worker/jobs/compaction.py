@@ -59,7 +59,7 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
 def _run(rt: Runtime, job: CompactionJob) -> CompactionResult:
     """Log the job's messages, then compact them with the session's last summary at hand."""
     settings = rt.settings
-    redactor = Redactor(settings.redact)
+    redactor = Redactor(rt.redaction)
     try:
         rt.session_log.append_compaction(job, redactor)
     except OSError as exc:  # a full disk must not cost the user the compaction

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from redis import Redis
 
 from tersify.gate import SessionGate
-from tersify.settings import Settings
+from tersify.settings import Scope, Settings
 from tersify.store.redis_url import redis_client
 from tersify.worker.model.calls import Route
 from tersify.worker.model.providers import (
@@ -42,6 +42,7 @@ class Runtime:
     session_log: SessionLog
     scheduler: Scheduler
     writes: WriteBehind
+    redaction: frozenset[Scope]  # TERSIFY_REDACT, as the settings parsed it
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -59,12 +60,13 @@ class Runtime:
             if second is not None:
                 routes.append(route(settings, client, second, writes))
         compaction_routes = compaction_route_list(settings, client, routes, writes)
+        redaction = settings.redact
         log = SessionLog(
             settings.session_log_dir,
             client,
             marker_ttl=settings.result_ttl_seconds,
             writes=writes,
-            redact=settings.redact,
+            redact=redaction,
             max_bytes=settings.session_log_max_bytes,
             retention_days=settings.session_log_retention_days,
         )
@@ -81,6 +83,7 @@ class Runtime:
             log,
             scheduler,
             writes,
+            redaction,
         )
 
     def close(self) -> None:
