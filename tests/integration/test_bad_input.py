@@ -19,7 +19,8 @@ from tersify.contract import Method, Queue
 from tersify.errors import InvalidJobError, UnsupportedSchemaError
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.publisher import Publisher
+from tersify.store.commands import execute
+from tersify.store.publisher import push
 from tersify.store.wire import SUMMARIZE_TASK, parse_message
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify
@@ -84,14 +85,11 @@ def test_a_malformed_message_is_dead_lettered_not_retried(
     start_worker: Callable[..., WorkerProcess], settings: Settings, producer: Producer, redis_client
 ) -> None:
     start_worker()
-    publisher = Publisher(settings)
-    try:
-        publisher.publish(
-            SUMMARIZE_TASK, {"schema_version": 1, "job": {"oops": 1}}, Queue.INTERACTIVE, "bad-1"
-        )
-        publisher.publish(SUMMARIZE_TASK, {"schema_version": 7}, Queue.INTERACTIVE, "bad-2")
-    finally:
-        publisher.close()
+    execute(
+        redis_client,
+        push(SUMMARIZE_TASK, {"schema_version": 1, "job": {"oops": 1}}, Queue.INTERACTIVE, "bad-1"),
+        push(SUMMARIZE_TASK, {"schema_version": 7}, Queue.INTERACTIVE, "bad-2"),
+    )
     deadline = time.monotonic() + 20
     while redis_client.llen(keys.DEAD_LETTERS) < 2:
         assert time.monotonic() < deadline, "messages were not dead-lettered"
