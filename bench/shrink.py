@@ -19,6 +19,7 @@ with ``against: fallback_ms=C extractive_ms=D ref=REF`` before the last line.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import statistics
@@ -30,6 +31,7 @@ import time
 from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 from tersify.contract import ToolType
 
@@ -162,14 +164,8 @@ def measure(
     ``legacy``: time a revision from before the ``tersify`` import name (its path set first).
     """
     # Imported here: a process timing another revision puts that tree first on its path.
-    if legacy:
-        from tersify.worker.shrink.extractive import extract  # type: ignore[import-not-found]
-        from tersify.worker.shrink.fallback import fallback_truncate  # type: ignore[import-not-found]
-        from tersify.worker.summarize.grounding import Source, unsupported  # type: ignore[import-not-found]
-    else:
-        from tersify.worker.shrink.extractive import extract
-        from tersify.worker.shrink.fallback import fallback_truncate
-        from tersify.worker.summarize.grounding import Source, unsupported
+    extract, fallback_truncate, grounding = _engine(legacy)  # the same names either layout
+    Source, unsupported = grounding.Source, grounding.unsupported
 
     fb = time_ms(lambda: fallback_truncate(text, tool_type, BUDGET, QUERY), runs)
     ex = time_ms(lambda: extract(text, tool_type, BUDGET, QUERY), runs)
@@ -177,6 +173,21 @@ def measure(
     answer = extract(text, tool_type, 800, QUERY)
     gr = time_ms(lambda: str(unsupported(answer, Source.of(text)))[:BUDGET], runs)
     return fb, ex, gr
+
+
+def _engine(legacy: bool) -> tuple[Any, Any, Any]:
+    """``extract``, ``fallback_truncate`` and the grounding module of the engine on the path:
+    this tree's library (``tersify.worker.shrink``) or a revision's older modules."""
+    worker = "tersify.worker"
+    grounding = importlib.import_module(f"{worker}.summarize.grounding")
+    try:
+        shrink = importlib.import_module(f"{worker}.shrink")
+        return shrink.extract, shrink.fallback_truncate, grounding
+    except ImportError:
+        pass
+    extractive = importlib.import_module(f"{worker}.shrink.extractive")
+    fallback = importlib.import_module(f"{worker}.shrink.fallback")
+    return extractive.extract, fallback.fallback_truncate, grounding
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,6 +5,7 @@
     TersifyError
     ├── ConfigurationError         a setting that cannot work; names its TERSIFY_* variable
     │                              (also ValueError)
+    ├── RegistryError              a registry (the tool kinds) lacks a part: raised at import
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
     │   ├── OutputTooLargeError    a conversation or request body over its cap (names the setting)
     │   ├── UnsupportedSchemaError a schema_version this build does not speak
@@ -13,6 +14,7 @@
     ├── RedisUnavailableError      Redis could not be reached; nothing was enqueued
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
+    ├── DownstreamError            the MCP server the proxy runs ended before it answered
     └── ProviderError              a model call failed; the worker falls back (carries a reason)
 
 ``ProviderError.retryable`` tells whether another attempt can help (timeouts, 429, 5xx,
@@ -32,6 +34,10 @@ class TersifyError(Exception):
 
 class ConfigurationError(TersifyError, ValueError):
     """A setting's value cannot work; the message names the ``TERSIFY_*`` variable and a fix."""
+
+
+class RegistryError(TersifyError, TypeError):
+    """A registry of kinds lacks a part or holds one twice: a bug, raised when it is imported."""
 
 
 class InvalidJobError(TersifyError, ValueError):
@@ -87,6 +93,15 @@ _RETRYABLE = frozenset(
         FallbackReason.CONNECTION_ERROR,
     }
 )
+
+
+class DownstreamError(TersifyError):
+    """The MCP server the proxy started ended, or broke the protocol, before it answered;
+    ``status`` is its exit status when it exited."""
+
+    def __init__(self, message: str, status: int | None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ProviderError(TersifyError):

@@ -233,6 +233,14 @@ class Settings(BaseSettings):
     )
 
     # HTTP API (owned by worker/api/)
+    api_url: str = Field(
+        "",
+        description="An API `tersify output` reads through (with TERSIFY_API_TOKEN), scoped to the "
+        "token's sessions; unset: it reads Redis directly.",
+    )
+    api_token: SecretStr | None = Field(
+        None, description="The bearer token `tersify output` sends to TERSIFY_API_URL."
+    )
     api_tokens: SecretStr | None = Field(
         None, description="Bearer tokens, comma-separated; TOKEN:SESSION scopes one (* a prefix)."
     )

@@ -1,114 +1,58 @@
-"""Classify a tool output: by tool name, else by the program its command ran, else by content."""
+"""Classify a tool output: by tool name, else by the program its command ran, else by content.
+
+What tells each kind apart lives in one place per kind (``kinds``: names, programs,
+subcommands, content tests); this module reads a tool call through them.
+"""
 
 from __future__ import annotations
 
 import re
 
+from tersify.classify.kinds import HINTS, NameWords, by_name, sniff, words
 from tersify.classify.shellcmd import Invocation, command_lists
-from tersify.classify.sniff import is_machine_data, parses_as_data, sniff
+from tersify.classify.sniff import Sample, is_machine_data, log_lines, parses_as_data
 from tersify.contract import ToolType
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
 COMMAND, DATA, WEB = ToolType.COMMAND_OUTPUT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-def _table(**groups: str) -> dict[str, ToolType]:
-    kinds = {"file": FILE, "search": SEARCH, "listing": LISTING, "command": COMMAND,
-             "data": DATA, "web": WEB}  # fmt: skip
-    return {name: kinds[kind] for kind, names in groups.items() for name in names.split()}
-
-
-# Agent tool names (normalized). Shells are absent: their command decides.
-TOOL_NAMES = _table(
-    file="read cat view read-file file-read view-file open-file open read-text-file show-file "
-    "read-multiple-files get-file-contents get-file notebook-read read-notebook head tail "
-    "read-resource fs-read file-view bat type",
-    search="grep rg ripgrep search ag ack git-grep search-files grep-search code-search "
-    "search-code search-in-files find-in-files codebase-search semantic-search file-grep "
-    "search-text text-search",
-    listing="ls find fd tree list list-dir list-directory list-files list-directory-contents "
-    "directory-tree glob file-search find-files find-file dir list-allowed-directories "
-    "ls-files git-ls-files list-folder folder-list",
-    data="nix-search gh jq jc yq json sql query database db api github gitlab jira linear "
-    "kubectl aws gcloud az psql sqlite mysql pip-list npm-list package-info list-packages",
-    web="web-search web-fetch fetch browse browser url fetch-url read-url url-fetch http-get "
-    "scrape crawl search-web google-search brave-search bing-search tavily-search "
-    "tavily-extract firecrawl-scrape web-browse webpage wikipedia docs man",
-)
-SHELL_NAMES = _words(
+# Agent tool names (normalized), and the programs of a shell command line (after wrappers).
+# Shells are absent from the names: their command decides. A program absent: judge by content.
+TOOL_NAMES = by_name(((h.tool_type, h.tool_names) for h in HINTS.values()), "tool name")
+PROGRAMS = by_name(((h.tool_type, h.programs) for h in HINTS.values()), "program")
+SHELL_NAMES = words(
     "bash sh zsh fish shell exec execute run terminal powershell pwsh cmd command "
     "run-command execute-command run-shell-command shell-command run-terminal-cmd "
     "run-in-terminal local-shell container-exec bash-output run-bash bash-tool exec-command"
 )
-_NAME_TOKENS: tuple[tuple[ToolType | None, frozenset[str]], ...] = (
-    (
-        WEB,
-        _words("web url browse browser scrape crawl webpage wiki wikipedia"),
-    ),
-    (SEARCH, _words("grep rg ripgrep search ag ack")),
-    (FILE, _words("read cat view open")),
-    (
-        LISTING,
-        _words("ls list dir directory directories folder tree glob listing files"),
-    ),
-    (FILE, _words("file content contents")),
-    (
-        None,
-        _words("bash sh shell exec execute run terminal command cmd powershell"),
-    ),
-    (
-        DATA,
-        _words("json sql query db database api table tables issue issues pr repo"),
-    ),
-)
-
-# Programs of a shell command line (after wrappers). None: judge by content.
-PROGRAMS = _table(
-    file="cat bat batcat head tail less more nl tac zcat gzcat bzcat xzcat zstdcat zless "
-    "get-content gc xxd hexdump od strings sed view",
-    search="grep egrep fgrep zgrep rg ripgrep ag ack ack-grep ugrep pt sift findstr "
-    "select-string sls ast-grep sg semgrep",
-    listing="ls ll la dir vdir find fd fdfind tree exa eza lsd du locate plocate mlocate "
-    "get-childitem gci zipinfo",
-    data="jq jc yq gron json_pp json.tool fx xq mlr sqlite3 psql mysql duckdb gh aws gcloud az "
-    "env printenv nix-search dpkg-query rpm printenv lsblk",
-    web="w3m lynx links elinks html2text pandoc man info pydoc tldr",
-    command="pytest py.test tox nox make cmake ninja gcc g++ clang clang++ cc rustc tsc eslint "
-    "prettier ruff mypy pyright pylint flake8 black isort mvn gradle javac jest vitest mocha "
-    "unittest ctest meson bazel",
+# A word of a shell's name is read after the kinds ranked above it, before those below.
+_SHELL_WORDS = NameWords(6, words("bash sh shell exec execute run terminal command cmd powershell"))
+_NAME_TOKENS: tuple[tuple[ToolType | None, frozenset[str]], ...] = tuple(
+    (kind, named.words)
+    for named, kind in sorted(
+        [(n, h.tool_type) for h in HINTS.values() for n in h.name_words] + [(_SHELL_WORDS, None)],
+        key=lambda pair: pair[0].rank,
+    )
 )
 _STRUCTURING = frozenset({"jq", "jc", "yq", "gron", "json_pp", "json.tool", "fx", "xq", "mlr"})
-_SETUP = _words(
+_SETUP = words(
     "cd pushd popd export source . set unset alias true : mkdir touch cp mv rm chmod chown "
     "ln sleep clear trap shopt ulimit umask hash echo printf activate conda-activate wait"
 )
 _BY_CONTENT_WEB = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
-_SUBCOMMANDS: dict[str, dict[str, ToolType]] = {
-    "git": {"ls-files": LISTING, "ls-tree": LISTING, "grep": SEARCH, "cat-file": FILE},
-    "pip": {"list": DATA, "freeze": DATA, "show": DATA, "inspect": DATA, "index": DATA},
-    "npm": {"ls": DATA, "list": DATA, "view": DATA, "info": DATA, "outdated": DATA},
-    "pnpm": {"ls": DATA, "list": DATA, "outdated": DATA},
-    "yarn": {"list": DATA, "info": DATA, "outdated": DATA},
-    "cargo": {"tree": DATA, "metadata": DATA, "search": DATA},
-    "go": {"list": DATA, "env": DATA},
-    "docker": {"ps": DATA, "images": DATA, "inspect": DATA, "volume": DATA, "network": DATA},
-    "podman": {"ps": DATA, "images": DATA, "inspect": DATA},
-    "kubectl": {"get": DATA, "describe": DATA, "top": DATA, "api-resources": DATA},
-    "helm": {"list": DATA, "ls": DATA, "show": DATA, "get": DATA},
-    "apt": {"list": DATA, "show": DATA, "policy": DATA, "search": DATA},
-    "apt-cache": {"policy": DATA, "show": DATA, "search": DATA, "madison": DATA},
-    "brew": {"list": DATA, "info": DATA, "search": DATA},
-    "conda": {"list": DATA, "info": DATA, "search": DATA},
-    "poetry": {"show": DATA},
-    "uv": {"tree": DATA},
-    "nix": {"search": DATA, "eval": DATA},
-    "terraform": {"output": DATA, "show": DATA, "state": DATA},
-    "systemctl": {"show": DATA, "list-units": DATA},
-}  # fmt: skip
+
+
+def _subcommand_table() -> dict[str, dict[str, ToolType]]:
+    """Per program that prints several kinds, each subcommand's kind (others: a command's)."""
+    table: dict[str, dict[str, ToolType]] = {}
+    for hints in HINTS.values():
+        for program, subs in hints.subcommands.items():
+            table.setdefault(program, {}).update(dict.fromkeys(subs, hints.tool_type))
+    return table
+
+
+_SUBCOMMANDS = _subcommand_table()
 
 
 def normalize_tool_name(name: str) -> str:
@@ -133,8 +77,8 @@ def _by_name(name: str) -> ToolType | None:
         return (
             DATA if tokens & {"issues", "pulls", "prs", "commits", "tables", "packages"} else None
         )
-    for kind, words in _NAME_TOKENS:
-        if tokens & words:
+    for kind, named in _NAME_TOKENS:
+        if tokens & named:
             return kind
     return None
 
@@ -217,7 +161,7 @@ def classify_command(command: str, output: str) -> ToolType:
     # A subcommand the table does not know says little: YAML or a table is data all the same.
     if kind is COMMAND and _unknown_subcommand(first) and parses_as_data(output):
         return DATA
-    if kind is FILE and _reads_a_log(first):
+    if kind is FILE and (_reads_a_log(first) or log_lines(Sample.of(output))):
         return COMMAND
     if kind is not None:
         return kind
@@ -232,6 +176,8 @@ def classify(tool_name: str, command: str | None, output: str) -> ToolType:
         name = normalize_tool_name(tool_name)
         if not _is_shell(name):
             by_name = _by_name(name)
+            if by_name is FILE and log_lines(Sample.of(output)):
+                return COMMAND  # a log read as a file is still a program's report
             if by_name is not None:
                 return by_name
         if command and command.strip():

@@ -1,17 +1,24 @@
-"""Guess a tool type from the output alone, when neither the tool name nor the command tells."""
+"""What an output looks like, read from a sample of it: the content tests of the tool kinds.
+
+Each test says whether an output looks like one tool type; ``tersify.classify.kinds`` gives
+every kind its tests and the order they run in, when neither the tool name nor the command
+tells. JSON, XML, YAML and tables are also read here as data whatever printed them.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from tersify.contract import ToolType
 from tersify.text.sanitize import sanitize
 from tersify.text.signals import is_verdict
 
 _SAMPLE_HEAD = 48_000
 _SAMPLE_TAIL = 12_000
 _MAX_LINES = 400
+_LOG_SHARE = 0.5  # of a log's lines open with a time stamp; tracebacks and wraps are the rest
 
 _TRACEBACK = re.compile(
     r"^Traceback \(most recent call last\):|^\s*File \"[^\"]+\", line \d+, in |^panic: "
@@ -25,6 +32,14 @@ _DIAGNOSTIC = re.compile(
     re.M,
 )
 _SEARCH_HIT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+[:-]")
+# A log line opens with its time: ISO or Go dates, syslog's "Mar  1 12:00:01", glog's
+# "I0301 12:00:01.5", a bare clock, or logfmt's time=; then a space (a CSV's next field would
+# follow a comma).
+_LOG_LINE = re.compile(
+    r"^(?:\[\s*)?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    r"(?:\.\d+)?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)\]?[\s|]|^(?:time|ts)=\S"
+)
 _SEARCH_COUNT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+$")
 _CAT_N = re.compile(r"^\s*\d+\t")
 _LS_LONG = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?\s+\d+\s")
@@ -126,6 +141,8 @@ def parses_as_data(text: str) -> bool:
     lines = [line for line in sample.split("\n") if line.strip()][:_MAX_LINES]
     if len(lines) < 3 or any(_DIAGNOSTIC_WORD.match(line) for line in lines):
         return False
+    if _ratio(lines, _LOG_LINE) >= _LOG_SHARE:  # "12:00:01,244 INFO …" is no CSV row
+        return False
     return _is_yaml(lines) or _is_table(lines)
 
 
@@ -153,44 +170,109 @@ def _ratio(lines: list[str], pattern: re.Pattern[str]) -> float:
     return sum(1 for line in lines if pattern.search(line)) / len(lines) if lines else 0.0
 
 
-def sniff(output: str, default: ToolType = ToolType.COMMAND_OUTPUT) -> ToolType:
-    """The tool type ``output`` looks like, or ``default`` when nothing stands out."""
-    sample = _sample(output)
-    if not sample.strip():
-        return default
-    if looks_like_json(sample if len(output) == len(sample) else output[:_SAMPLE_HEAD]):
-        return ToolType.STRUCTURED_DATA
-    lines = [line for line in sample.split("\n") if line.strip()][:_MAX_LINES]
-    tail = [line.strip() for line in sample.split("\n")[-40:] if line.strip()]
-    if _TRACEBACK.search(sample) or any(is_verdict(line) for line in tail):
-        return ToolType.COMMAND_OUTPUT
-    if len(_DIAGNOSTIC.findall(sample)) >= 2 or (len(lines) < 6 and _DIAGNOSTIC.search(sample)):
-        return ToolType.COMMAND_OUTPUT
-    if _DIFF.search(sample):
-        return ToolType.COMMAND_OUTPUT
-    if _ratio(lines, _CAT_N) >= 0.8:
-        return ToolType.FILE_CONTENT
-    if _ratio(lines, _INDEX) >= 0.6:
-        return ToolType.SEARCH_RESULTS
-    if _ratio(lines, _SEARCH_HIT) >= 0.6 or _ratio(lines, _SEARCH_COUNT) >= 0.8:
-        return ToolType.SEARCH_RESULTS
-    if _ratio(lines, _LS_LONG) >= 0.4 or _ratio(lines, _TREE) >= 0.3:
-        return ToolType.DIRECTORY_LISTING
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """What the content tests read of an output: its sampled head and tail, their non-blank
+    lines and the last lines stripped (the verdicts), and the output itself."""
+
+    output: str
+    text: str
+    lines: list[str]
+    tail: list[str]
+
+    @classmethod
+    def of(cls, output: str) -> Sample:
+        """The sample of ``output`` (its head and tail past ``_SAMPLE_HEAD + _SAMPLE_TAIL``)."""
+        text = _sample(output)
+        lines = [line for line in text.split("\n") if line.strip()][:_MAX_LINES]
+        tail = [line.strip() for line in text.split("\n")[-40:] if line.strip()]
+        return cls(output, text, lines, tail)
+
+
+SniffTest = Callable[[Sample], bool]
+"""A content test: whether a sample looks like one tool type (``tersify.classify.kinds``)."""
+
+
+def json_document(s: Sample) -> bool:
+    """JSON, JSON lines, or the start of a big JSON value."""
+    output = s.output
+    return looks_like_json(s.text if len(output) == len(s.text) else output[:_SAMPLE_HEAD])
+
+
+def run_report(s: Sample) -> bool:
+    """A traceback anywhere, or a verdict (test totals, a build result) near the end."""
+    return _TRACEBACK.search(s.text) is not None or any(is_verdict(line) for line in s.tail)
+
+
+def log_lines(s: Sample) -> bool:
+    """An application's or a service's log: most lines that are not indented (a traceback's
+    frames, a wrapped message) open with a time stamp."""
+    return _ratio([line for line in s.lines if line[0] not in " \t"], _LOG_LINE) >= _LOG_SHARE
+
+
+def diagnostics(s: Sample) -> bool:
+    """Compiler or linter diagnostics: two or more, or one in a short output."""
+    found = len(_DIAGNOSTIC.findall(s.text))
+    return found >= 2 or (len(s.lines) < 6 and found > 0)
+
+
+def unified_diff(s: Sample) -> bool:
+    """A unified diff (diff -u, git diff, a formatter's --diff): a command's report."""
+    return _DIFF.search(s.text) is not None
+
+
+def numbered_file(s: Sample) -> bool:
+    """Lines numbered as ``cat -n`` numbers them."""
+    return _ratio(s.lines, _CAT_N) >= 0.8
+
+
+def symbol_index(s: Sample) -> bool:
+    """A symbol index (``ctags -x``, ``cscope -L``): locations to jump to."""
+    return _ratio(s.lines, _INDEX) >= 0.6
+
+
+def search_hits(s: Sample) -> bool:
+    """``path:line:`` hits, or ``path:count`` rows."""
+    return _ratio(s.lines, _SEARCH_HIT) >= 0.6 or _ratio(s.lines, _SEARCH_COUNT) >= 0.8
+
+
+def long_listing(s: Sample) -> bool:
+    """``ls -l`` rows or ``tree`` art."""
+    return _ratio(s.lines, _LS_LONG) >= 0.4 or _ratio(s.lines, _TREE) >= 0.3
+
+
+def path_list(s: Sample) -> bool:
+    """Mostly lines that are paths alone (``find``, ``fd``)."""
+    lines = s.lines
     paths = [line for line in lines if _PATH_ONLY.match(line.strip())]
-    if len(lines) >= 3 and len(paths) / len(lines) >= 0.7 and _path_like(paths):
-        return ToolType.DIRECTORY_LISTING
-    if _HTML.search(sample[:4000]):
-        return ToolType.WEB_CONTENT
-    if len(lines) >= 4 and _ratio(lines, _YAML) >= 0.7 and _ratio(lines, _CODE) < 0.2:
-        return ToolType.STRUCTURED_DATA
-    code = _ratio(lines, _CODE)
-    if len(lines) >= 3 and code >= 0.25 and code >= 0.8 * _prose_share(lines):
-        return ToolType.FILE_CONTENT
-    if len(_MD_HEADING.findall(sample)) >= 2 or _prose_share(lines) >= 0.3:
-        return ToolType.WEB_CONTENT
-    if _WEAK_COMMAND.search(sample):
-        return ToolType.COMMAND_OUTPUT
-    return default
+    return len(lines) >= 3 and len(paths) / len(lines) >= 0.7 and _path_like(paths)
+
+
+def html(s: Sample) -> bool:
+    """HTML markup near the start."""
+    return _HTML.search(s.text[:4000]) is not None
+
+
+def yaml_lines(s: Sample) -> bool:
+    """Mostly ``key: value`` and ``- item`` lines, little code."""
+    lines = s.lines
+    return len(lines) >= 4 and _ratio(lines, _YAML) >= 0.7 and _ratio(lines, _CODE) < 0.2
+
+
+def source_code(s: Sample) -> bool:
+    """Lines of code, at least as many as lines of prose."""
+    code = _ratio(s.lines, _CODE)
+    return len(s.lines) >= 3 and code >= 0.25 and code >= 0.8 * _prose_share(s.lines)
+
+
+def prose(s: Sample) -> bool:
+    """Markdown headings, or running text."""
+    return len(_MD_HEADING.findall(s.text)) >= 2 or _prose_share(s.lines) >= 0.3
+
+
+def failure_words(s: Sample) -> bool:
+    """A word a command's report uses (error, warning, failed, exit code)."""
+    return _WEAK_COMMAND.search(s.text) is not None
 
 
 def _path_like(paths: list[str]) -> bool:

@@ -3,11 +3,11 @@
 What a session owns is read from its index (``tersify.store.sessions``), written beside the data
 itself: its job ids (the keys derived from them — record, result, late result, markers,
 compaction — follow), the other keys it owns (output links, spills, webhook deliveries,
-passthrough outputs waiting for the session log, the gateway's replacements) and its payload
-digests (a payload another session's job still uses is kept). No keyspace scan: the cost is the
-session's own size plus one read of each capped list (dead letters, recent fallbacks), whose
-entries are matched by their ``session_id`` and ``job_id`` fields exactly, never by a
-substring. Forgetting first
+passthrough outputs waiting for the session log, the gateway's replacements; its counts and
+its entry in the gateway's index of sessions go too) and its payload digests (a payload another
+session's job still uses is kept). No keyspace scan: the cost is the session's own size plus
+one read of each capped list (dead letters, recent fallbacks), whose entries are matched by
+their ``session_id`` and ``job_id`` fields exactly, never by a substring. Forgetting first
 leaves a tombstone (``keys.forgotten``, kept ``TERSIFY_RESULT_TTL_SECONDS``): a webhook or a
 passthrough output queued before it is dropped rather than sent or written afterwards. Summaries
 in the summary cache are keyed by content, not session, and are left to expire.
@@ -127,6 +127,7 @@ def forget_session(settings: Settings, session_id: str) -> Operation[Forgotten]:
         for d in sorted(digests)
     )
     removals = [command("zrem", key, *held) for key, held in members.items() if held]
+    removals.append(command("zrem", keys.GATEWAY_SESSIONS, session_id))  # the gateway's index
     if jobs:
         removals.append(command("zrem", keys.RECENT_COMPLETIONS, *jobs))
     replies: list[Any] = yield Round((*deletes, *releases, *removals), _FAILED)

@@ -79,6 +79,35 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
     assert "error: linker failed" in result.text
 
 
+def test_jobs_that_waited_out_their_hold_in_the_queue_say_so_not_that_a_worker_died(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
+) -> None:
+    fake_model.set_default(ok(latency=4.0))
+    lease = 1.0
+    env = {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "30",
+        "gate_lease_seconds": str(lease),
+        "gate_sweep_interval_seconds": "0.2",
+    }
+    start_worker(args=("--concurrency", "1", "--pool", "threads"), **env)  # one busy slot
+    with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
+        running = producer.submit(session_id="busy", tool_name="bash", output=LOG)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        queued = [
+            producer.submit(session_id=f"queued-{i}", tool_name="bash", output=LOG)
+            for i in range(4)
+        ]
+        results = [handle.wait(30) for handle in queued]
+        done = running.wait(30)
+        assert done.method is Method.LLM, (done.fallback_reason, done.fallback_detail)
+    assert {(r.method, r.fallback_reason) for r in results} == {
+        (Method.FALLBACK, FallbackReason.QUEUED_TOO_LONG)
+    }
+    assert all("TERSIFY_GATE_LEASE_SECONDS" in (r.fallback_detail or "") for r in results)
+    assert all("error: linker failed" in r.text for r in results)
+
+
 def test_a_frozen_workers_result_arrives_late_and_is_not_applied(
     fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
 ) -> None:

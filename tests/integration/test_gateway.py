@@ -316,7 +316,7 @@ def test_requests_it_does_not_rewrite_pass_through_byte_for_byte(
     assert "tersify_gateway_requests_total" in gateway.metrics()
 
 
-def test_status_shows_the_savings_and_forget_removes_the_sessions_replacements(
+def test_status_shows_the_savings_and_forget_removes_the_sessions_replacements_and_index_entry(
     settings: Settings,
     start_worker: StartWorker,
     start_gateway: StartGateway,
@@ -341,6 +341,8 @@ def test_status_shows_the_savings_and_forget_removes_the_sessions_replacements(
     assert tersify(settings, "forget", "agent-9").returncode == 0
     assert not list(redis_client.scan_iter(keys.gateway_rewrite("*")))
     assert not redis_client.exists(keys.gateway_session("agent-9"))
+    assert redis_client.zscore(keys.GATEWAY_SESSIONS, "agent-9") is None  # not in the index
+    assert json.loads(tersify(settings, "status", "--json").stdout)["gateway"]["sessions"] == []
 
 
 def test_the_output_behind_a_reused_replacement_is_stored_again_once_it_expired(

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tersify.worker.shrink.ancestry import ancestors, headers, is_header
+from tersify.worker.shrink.ancestry import ancestors
 from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.headers import is_header
 
 
 def lines_of(doc: Doc, indices: list[int]) -> list[str]:
@@ -108,14 +109,14 @@ def test_a_table_row_brings_the_header_row() -> None:
      "./src/pkg:", "SYNOPSIS", "2.31.0 (2023-05-22)", "pkg (1.2-1) unstable; urgency=low"],
 )  # fmt: skip
 def test_headers_are_recognized_by_their_shape(line: str) -> None:
-    assert is_header(Doc(line + "\nbody\n"), 0)
+    assert is_header(Doc(line + "\nbody\n").lines, 0)
 
 
 @pytest.mark.parametrize(
     "line", ["plain words here", "127.0.0.1 - - [x]", "    indented:", "x = 1"]
 )
 def test_ordinary_lines_are_not_headers(line: str) -> None:
-    assert not is_header(Doc(line + "\nbody\n"), 0)
+    assert not is_header(Doc(line + "\nbody\n").lines, 0)
 
 
 def test_a_header_is_not_the_child_of_the_header_before_it() -> None:
@@ -144,10 +145,10 @@ def test_the_whole_text_scan_finds_every_header_a_line_by_line_check_would(
     by_line = [
         i
         for i in range(len(doc))
-        if is_header(doc, i)
+        if is_header(doc.lines, i)
         and not (doc.lines[i].endswith(":") and i + 1 < len(doc) and doc.indent(i + 1) > 0)
     ]
-    assert headers(doc) == by_line
+    assert doc.headers == by_line
 
 
 def test_a_folder_header_heads_its_entries_however_far_below_they_sit() -> None:

@@ -45,6 +45,13 @@ TINY_RUNS = [
         {"inflight", "rss_mb"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
+    (
+        "redis_cost.py",
+        ["--jobs", "10", "--sessions", "3", "--latency-ms", "20", "--concurrency", "4"],
+        "redis_cost:",
+        {"commands_per_job", "sent_per_job", "scripted_per_job"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
     (
         "excerpt.py",

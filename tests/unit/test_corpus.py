@@ -10,8 +10,7 @@ import pytest
 from tersify.classify import classify
 from tersify.contract import ToolType
 from tersify.worker.quality import evaluation
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of
 from tests.corpus import Case, kept, load_case, load_cases
 
 BUDGET = 2_000
@@ -30,7 +29,7 @@ def _model_input(case: Case) -> str:
 
 SHRINKS: dict[str, Shrink] = {
     "head": lambda c: c.output[:BUDGET],
-    "head/tail": lambda c: head_tail(c.output, HEAD_RATIO[c.expected_type], BUDGET),
+    "head/tail": lambda c: head_tail(c.output, kind_of(c.expected_type).head_ratio, BUDGET),
     "fallback": lambda c: fallback_truncate(c.output, c.expected_type, BUDGET, c.query),
     "extractive": lambda c: extract(c.output, c.expected_type, BUDGET, c.query),
 }

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tersify.contract import ToolType
-from tersify.worker.shrink.diversity import rarity, shape
-from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.shrink import fallback_truncate
+from tersify.worker.shrink.salience import rarity, shape
 
 
 def test_lines_differing_only_in_names_and_numbers_share_a_shape() -> None:

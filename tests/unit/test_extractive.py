@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tersify.contract import ToolType
-from tersify.worker.shrink.extractive import extract
+from tersify.worker.shrink import extract
 from tersify.worker.shrink.hashlines import line_hash
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING

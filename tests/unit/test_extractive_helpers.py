@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tersify.worker.shrink.extractive.compose import joined
+from tersify.worker.shrink.facts import joined
 
 
 def _joined_from_list(items: list[str], room: int, sep: str = ", ", more: str = ", …") -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tersify.contract import ToolType
+from tersify.worker.shrink import extract
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.extremes import Intent, Measure, extreme_lines, intent, value
+from tersify.worker.shrink.extremes import extreme_lines, value
+from tersify.worker.shrink.query import Intent, Measure, intent
 
 
 @pytest.mark.parametrize(

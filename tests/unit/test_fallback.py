@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tersify.contract import ToolType
 from tersify.text.sanitize import sanitize
-from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail, model_view
+from tersify.worker.shrink import KINDS, fallback_truncate, head_tail, model_view
 
 MARKER = re.compile(r"\[\.\.\.(\d+) chars omitted\.\.\.\]")
 # A cut says so: the engine counts omitted lines, a line cut short ends in an ellipsis.
@@ -26,7 +26,7 @@ def _log(lines: int, special: dict[int, str] | None = None) -> str:
 
 
 def test_every_type_has_its_head_ratio() -> None:
-    assert HEAD_RATIO == {
+    assert {t: kind.head_ratio for t, kind in KINDS.items()} == {
         ToolType.FILE_CONTENT: 0.7, ToolType.SEARCH_RESULTS: 0.5,
         ToolType.DIRECTORY_LISTING: 0.3, ToolType.COMMAND_OUTPUT: 0.6,
         ToolType.STRUCTURED_DATA: 0.5, ToolType.WEB_CONTENT: 0.5,
@@ -191,5 +191,5 @@ def test_the_models_view_reads_a_whole_entry_where_a_local_shrink_reads_its_star
     text = _manual_with_an_entry_in_the_middle()
     fact = "only respected in protected configuration"
     assert len(text) > 60_000
-    assert fact in model_view(text, ToolType.WEB_CONTENT, 50_000, "what is safe.directory?")
+    assert fact in model_view(text, ToolType.WEB_CONTENT, 50_000, "what is safe.directory?").body
     assert fact not in fallback_truncate(text, ToolType.WEB_CONTENT, 2_000, "safe.directory?")

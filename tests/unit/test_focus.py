@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from tersify.contract import ToolType
+from tersify.worker.shrink import Query, Reading, extract
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.engine import Plan, candidates, follow_evidence
-from tersify.worker.shrink.evidence import query_weights
-from tersify.worker.shrink.extractive import extract
 from tersify.worker.shrink.focus import block_of, focus_blocks
 
 
@@ -51,7 +50,7 @@ def test_a_margin_line_belongs_to_its_paragraph_and_a_long_run_to_none() -> None
 def test_the_block_holding_the_rare_query_terms_ranks_first() -> None:
     doc = Doc(_entries(300, 177))
     query = "when is the zephyr gateway valid until and what is its fingerprint"
-    weights = query_weights(doc, query)
+    weights = doc.weights(Query.parse(query))
     anchors = [i for i, line in enumerate(doc.lines) if "zephyr" in line or "valid" in line.lower()]
     best = focus_blocks(doc, anchors, weights)[0]
     assert "Owner: zephyr-gateway team" in doc.lines[best.start : best.end]
@@ -76,15 +75,19 @@ def test_a_long_block_shows_its_label_and_the_lines_holding_the_other_terms() ->
 def test_the_fixed_head_and_tail_give_way_when_the_evidence_is_in_a_block() -> None:
     doc = Doc(_entries(300, 177))
     plan = Plan(1500, head=400, tail=400)
-    focused = follow_evidence(plan, candidates(doc, ToolType.COMMAND_OUTPUT, "zephyr gateway"))
-    unfocused = follow_evidence(plan, candidates(doc, ToolType.COMMAND_OUTPUT, "owner kind"))
+    focused = follow_evidence(
+        plan, candidates(Reading.of(doc, ToolType.COMMAND_OUTPUT, "zephyr gateway"))
+    )
+    unfocused = follow_evidence(
+        plan, candidates(Reading.of(doc, ToolType.COMMAND_OUTPUT, "owner kind"))
+    )
     assert focused.head < plan.head and focused.tail < plan.tail
     assert unfocused == plan
 
 
 def test_a_block_of_common_query_words_is_not_focused_on() -> None:
     doc = Doc(_entries(300, 177))
-    weights = query_weights(doc, "owner kind created")
+    weights = doc.weights(Query.parse("owner kind created"))
     anchors = [i for i, line in enumerate(doc.lines) if line.startswith("Owner")]
     blocks = focus_blocks(doc, anchors, weights)
     assert blocks and all(block.rarest < 3.0 for block in blocks)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tersify.worker.gateway.formats import Api, RequestView, read
 from tersify.worker.gateway.replacement import reads_output
-from tersify.worker.gateway.sessions import header_names, session_of
+from tersify.worker.gateway.sessions import client_of, header_names, session_of
 from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
@@ -153,12 +153,25 @@ def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
         },
         {"role": "user", "content": "more"},
     )
-    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo) == "abc-1"
-    assert session_of({"x-tersify-session": "bad id!"}, names, convo).startswith("gw-")
-    assert session_of({}, names, convo) == session_of({}, names, later)
-    assert session_of({}, names, convo) != session_of(
-        {}, names, anthropic({"role": "user", "content": "other"})
+    me = client_of({"x-api-key": "k1"}, "127.0.0.1")
+    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo, me) == "abc-1"
+    assert session_of({"x-tersify-session": "bad id!"}, names, convo, me).startswith("gw-")
+    assert session_of({}, names, convo, me) == session_of({}, names, later, me)
+    assert session_of({}, names, convo, me) != session_of(
+        {}, names, anthropic({"role": "user", "content": "other"}), me
     )
+
+
+def test_a_derived_session_is_the_clients_own() -> None:
+    names = header_names("x-tersify-session")
+    convo = anthropic({"role": "user", "content": "fix the build"})
+    keyed = [client_of({"x-api-key": k}, "127.0.0.1") for k in ("k1", "k2")]
+    bearer = client_of({"authorization": "Bearer k1"}, "127.0.0.1")
+    by_address = [client_of({}, a) for a in ("127.0.0.1", "127.0.0.2")]
+    ids = {session_of({}, names, convo, c) for c in [*keyed, bearer, *by_address]}
+    assert len(ids) == 5
+    assert client_of({"x-api-key": "k1"}, "10.0.0.9") == keyed[0]  # the key, wherever it runs
+    assert "k1" not in keyed[0]
 
 
 texts = st.text(min_size=1, max_size=60)

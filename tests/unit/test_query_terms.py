@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tersify.worker.shrink.query import compound_terms, joined_terms, query_terms
+from tersify.worker.shrink.terms import compound_terms, joined_terms, query_terms
 
 
 @pytest.mark.parametrize(

@@ -7,16 +7,24 @@ from hypothesis import strategies as st
 
 from tersify.contract import ToolType
 from tersify.text.sanitize import lowercase, sanitize
-from tersify.worker.shrink.query import query_terms, weigh_terms
+from tersify.worker.shrink import Reading
+from tersify.worker.shrink.document import POSITIONS_LIMIT as _POSITIONS_LIMIT
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.document import Hits as _Hits
+from tersify.worker.shrink.document import positions as _positions
 from tersify.worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,
-    _POSITIONS_LIMIT,
+    Salient,
     _find_at_most,
-    _Hits,
-    _positions,
     _query_positions,
-    find_salient,
 )
+from tersify.worker.shrink.terms import query_terms, weigh_terms
+
+
+def find_salient(text: str, tool_type: ToolType, query: str | None) -> list[Salient]:
+    """The salient lines of ``text`` read for ``tool_type`` and ``query``."""
+    return Reading.of(Doc(text), tool_type, query).salient
+
 
 QUERY = "Why did the timeout test fail in the İstanbul ünïcode handler?"
 _WORDS = ("timeout", "test", "fail", "İstanbul", "日本語")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tersify.contract import ToolType
+from tersify.worker.shrink import Reading
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.engine import candidates
-from tersify.worker.shrink.salience import find_salient
 
 
 def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() -> None:
@@ -16,7 +16,9 @@ def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() 
     lines = [f"note {i}: nothing to see on this line at all" for i in range(300)]
     lines[100] = prose
     lines[200] = "heap_limit = 512m"
-    items = find_salient("\n".join(lines), ToolType.COMMAND_OUTPUT, "what is the heap limit")
+    items = Reading.of(
+        Doc("\n".join(lines)), ToolType.COMMAND_OUTPUT, "what is the heap limit"
+    ).salient
     ranked = [s.number - 1 for s in items]
     assert ranked.index(200) < ranked.index(100)
 
@@ -25,6 +27,6 @@ def test_a_diagnostic_holding_a_rare_query_term_is_not_folded_into_its_look_alik
     lines = [f"src/m{i}.c:{i}:1: error: unused variable 'v{i}'" for i in range(400)]
     lines[250] = "src/m250.c:250:1: error: unused variable 'zebra_cache'"
     doc = Doc("\n".join(lines))
-    found = candidates(doc, ToolType.COMMAND_OUTPUT, "why is zebra_cache unused")
+    found = candidates(Reading.of(doc, ToolType.COMMAND_OUTPUT, "why is zebra_cache unused"))
     chosen = next(c for c in found if c.anchor == 250)
     assert chosen.note == "" and chosen.focused

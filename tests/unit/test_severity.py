@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from tersify.contract import ToolType
+from tersify.worker.shrink import extract
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.severity import asked_severity, severity_lines
+from tersify.worker.shrink.query import asked_severity
+from tersify.worker.shrink.severity import severity_lines
 
 
 def _report(warnings_at: tuple[int, ...], count: int = 400) -> str:

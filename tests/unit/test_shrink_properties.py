@@ -10,8 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tersify.contract import ToolType
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.fallback import fallback_truncate
+from tersify.worker.shrink import extract, fallback_truncate
 
 Shrink = Callable[[str, ToolType, int, str | None], str]
 METHODS: dict[str, Shrink] = {"extractive": extract, "fallback": fallback_truncate}

@@ -116,7 +116,8 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, TersifyError)
         code, detail = problem_for(exc)
         if code in ("internal_error", "redis_unavailable"):
-            _log.error("api_request_failed", path=request.url.path, code=code, error=detail)
+            route = getattr(request.scope.get("route"), "path", "-")
+            _log.error("api_request_failed", route=route, code=code, error=detail)
         if code == "redis_unavailable":
             # the cause names Redis's host and port: for the log, not for every client
             detail = "Redis is unreachable; nothing was done, try again"
@@ -143,7 +144,9 @@ def install(app: FastAPI) -> None:
         return problem_response(code, str(exc.detail), headers=headers)
 
     async def on_crash(request: Request, exc: Exception) -> JSONResponse:
-        _log.exception("api_request_crashed", path=request.url.path, error=type(exc).__name__)
+        # the route's template, not the path: a path names sessions and jobs
+        route = getattr(request.scope.get("route"), "path", "-")
+        _log.exception("api_request_crashed", route=route, error=type(exc).__name__)
         return problem_response("internal_error", "unexpected error; see the server log")
 
     app.add_exception_handler(ApiProblem, on_problem)

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from tersify.chat.compaction import CompactionResult
 from tersify.chat.pairs import repair_messages
-from tersify.client import AsyncProducer, Producer
+from tersify.client import AsyncProducer
 from tersify.client.aio import ListHeadWaiter
 from tersify.client.forget import Forgotten
 from tersify.client.tenants import admit, quotas
@@ -36,6 +36,7 @@ from tersify.worker.api.bodies import (
 )
 from tersify.worker.api.liveness import WARNING_DOC, unserved
 from tersify.worker.api.problems import ApiProblem, documented
+from tersify.worker.redact import leaving_with
 from tersify.worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")
@@ -53,6 +54,12 @@ _REDIS = ("redis_unavailable",)
 async def _awaited(call: Awaitable[str | None] | str | None) -> str | None:
     # redis-py types its commands for both clients at once; on redis.asyncio they are awaitable
     return await cast("Awaitable[str | None]", call)
+
+
+def _leaving(request: Request, result: SummaryResult) -> SummaryResult:
+    """The result as it may leave: the one way out (``tersify.worker.redact.outgoing``)."""
+    settings: Settings = request.app.state.settings
+    return leaving_with(result, settings.redact)
 
 
 def _producer(request: Request) -> AsyncProducer:
@@ -120,7 +127,7 @@ async def submit_summary(body: SummaryRequest, caller: Caller, request: Request)
     # a passthrough handle already holds its result; a queued job's read is one Redis call
     result = await handle.result()
     if result is not None and result.method is Method.PASSTHROUGH:
-        return JSONResponse(result.model_dump(mode="json"))
+        return JSONResponse(_leaving(request, result).model_dump(mode="json"))
     return _accepted(request, "get_summary", handle.job_id, await unserved(producer, body.queue))
 
 
@@ -152,7 +159,7 @@ async def get_summary(
         return _accepted(request, "get_summary", job_id)
     if not caller.allows(result.session_id):
         raise JobNotFoundError(f"no job {job_id!r}")  # another session's job: not this caller's
-    return JSONResponse(result.model_dump(mode="json"))
+    return JSONResponse(_leaving(request, result).model_dump(mode="json"))
 
 
 async def _check_job_session(request: Request, caller: Caller, job_id: str) -> None:
@@ -191,10 +198,9 @@ async def submit_compaction(
     """Queue a compaction of ``messages``; GET the Location for the compacted conversation."""
     caller.check(body.session_id)
     await _admit(request, caller)
-    sync_producer: Producer = request.app.state.sync_producer
-    # Producer.compact is blocking (there is no async twin): keep it off the event loop
-    handle = await asyncio.to_thread(sync_producer.compact, **body.model_dump())
-    warning = await unserved(_producer(request), Queue.INTERACTIVE)
+    producer = _producer(request)
+    handle = await producer.compact(**body.model_dump())
+    warning = await unserved(producer, Queue.INTERACTIVE)
     return _accepted(request, "get_compaction", handle.job_id, warning)
 
 

@@ -30,13 +30,21 @@ from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
 from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
-from tersify.worker.gateway.sessions import header_names, session_of
-from tersify.worker.gateway.spans import UnusualJSONError, splice
+from tersify.worker.gateway.sessions import client_of, header_names, session_of
+from tersify.worker.gateway.spans import splice
 from tersify.worker.gateway.store import Counts, RewriteStore
-from tersify.worker.gateway.upstream import Headers, Upstream, is_anthropic, relayed, route
+from tersify.worker.gateway.upstream import (
+    Headers,
+    Upstream,
+    is_anthropic,
+    origin_path,
+    relayed,
+    route,
+)
 
 log = structlog.get_logger("tersify.gateway")
 REWRITE_FAILED = "the rewrite failed: tool results passed whole (see the gateway's log)"
+UNREADABLE = "the body is not UTF-8 JSON of the expected shape: forwarded as sent"
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -80,6 +88,10 @@ class Gateway:
             return
         if scope["type"] != "http":
             return
+        if origin_path(scope["raw_path"]) is None:  # "@host:port/…", "http://h/…", "*"
+            await _error(send, scope, 400, "the request target must be a path (/…)")
+            metrics.REQUESTS.labels("other", "refused").inc()
+            return
         if scope["path"].startswith("/tersify/"):
             await self._own(scope, send)
             return
@@ -112,15 +124,15 @@ class Gateway:
     async def _serve(self, scope: Scope, send: Any, body: bytes, exchange: Exchange) -> None:
         api = route(scope["method"], scope["path"])
         headers: Headers = list(scope["headers"])
-        prepared = await self._prepare(api, headers, body)
-        query = scope.get("query_string", b"").decode("latin-1")
-        target = scope["path"] + (f"?{query}" if query else "")
-        url = self.upstream.url(target, headers)
+        address = (scope.get("client") or (None,))[0]
+        prepared = await self._prepare(api, headers, body, address)
+        path = origin_path(scope["raw_path"]) or b"/"
+        url = self.upstream.url(path, scope.get("query_string", b""), headers)
         request = self.upstream.request(scope["method"], url, headers, prepared.body)
         try:
             response = await self.upstream.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            log.warning("gateway_upstream_unreachable", url=url, error=type(exc).__name__)
+            log.warning("gateway_upstream_unreachable", host=url.host, error=type(exc).__name__)
             metrics.REQUESTS.labels(_api_label(scope), "failed").inc()
             code = 504 if isinstance(exc, httpx.TimeoutException) else 502
             await _error(send, scope, code, f"upstream unreachable: {type(exc).__name__}")
@@ -135,11 +147,13 @@ class Gateway:
             exchange.complete = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except httpx.HTTPError as exc:  # the answer broke off: so does the client's
-            log.warning("gateway_upstream_broke_off", url=url, error=type(exc).__name__)
+            log.warning("gateway_upstream_broke_off", host=url.host, error=type(exc).__name__)
         finally:
             await response.aclose()
 
-    async def _prepare(self, api: Api | None, headers: Headers, body: bytes) -> Prepared:
+    async def _prepare(
+        self, api: Api | None, headers: Headers, body: bytes, address: str | None
+    ) -> Prepared:
         """The body to forward, rewritten when it is a request the gateway reads."""
         if api is None or _has(headers, b"content-encoding"):
             return Prepared(body)
@@ -147,12 +161,14 @@ class Gateway:
         try:
             text = body.decode("utf-8")
             conversation = read(api, text)
-        except (UnicodeDecodeError, UnusualJSONError) as exc:
-            log.info("gateway_body_forwarded_as_is", api=api.value, why=str(exc)[:200])
+        except Exception as exc:  # any body it cannot read (encoding, depth, shape) goes on whole
+            why = type(exc).__name__  # the message may quote the body: not logged
+            log.info("gateway_body_forwarded_as_is", api=api.value, why=why)
             metrics.REQUESTS.labels(api.value, "forwarded").inc()
-            return Prepared(body)
+            return Prepared(body, [_warning(UNREADABLE)])
         named = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers}
-        session_id = session_of(named, self._session_headers, conversation)
+        client = client_of(named, address)
+        session_id = session_of(named, self._session_headers, conversation, client)
         try:
             outcome = await self.rewriter.rewrite(session_id, conversation)
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
@@ -255,8 +271,13 @@ def _headers(
     if savings.input_price(settings, model) is not None:
         found.append((b"tersify-saved-usd", f"{counts.saved_usd:.6f}".encode()))
     if outcome.warning is not None:
-        found.append((b"warning", f'199 tersify "{outcome.warning}"'.encode()))
+        found.append(_warning(outcome.warning))
     return found
+
+
+def _warning(text: str) -> tuple[bytes, bytes]:
+    """A ``Warning`` header of the gateway's (RFC 9111 §5.5, code 199: miscellaneous)."""
+    return (b"warning", f'199 tersify "{text}"'.encode())
 
 
 def _observe(api: Api, outcome: RequestEdits, counts: Counts, seconds: float) -> None:
@@ -282,10 +303,11 @@ async def _answer(send: Any, status: int, content_type: bytes, body: bytes) -> N
 async def _error(send: Any, scope: Scope, status: int, message: str) -> None:
     """An error of the gateway's own, in the shape the client's SDK reads."""
     text = f"tersify gateway: {message}"
+    refused = status < 500
     if is_anthropic(scope["path"], list(scope["headers"])):
-        kind = "request_too_large" if status == 413 else "api_error"
+        kind = {413: "request_too_large", 400: "invalid_request_error"}.get(status, "api_error")
         payload: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": text}}
     else:
-        kind = "invalid_request_error" if status == 413 else "server_error"
+        kind = "invalid_request_error" if refused else "server_error"
         payload = {"error": {"message": text, "type": kind, "param": None, "code": None}}
     await _answer(send, status, b"application/json", json.dumps(payload).encode())

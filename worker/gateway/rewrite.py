@@ -29,6 +29,7 @@ from tersify.settings import Settings
 from tersify.worker.gateway.formats import RequestView, ResultSpan
 from tersify.worker.gateway.replacement import reads_output, text_for
 from tersify.worker.gateway.store import Counts, Rewrite, RewriteStore, content_key, digest_of
+from tersify.worker.redact import leaving_with
 
 log = structlog.get_logger("tersify.gateway")
 
@@ -177,9 +178,10 @@ class Rewriter:
                     tool_call_id=(result.call_id or "")[:200] or None,
                     job_id=job_id,
                 )
-                if await handle.result() is not None:  # short enough to pass: no job
+                ready = await handle.result()  # a job that already finished is a summary too
+                if ready is not None and ready.method is Method.PASSTHROUGH:  # short: no job
                     return None
-            summary = await self._wait(owner, wait)
+            summary = leaving_with(await self._wait(owner, wait), settings.redact)
             rewrite = Rewrite(
                 text_for(summary),
                 summary.output_ref,

@@ -7,8 +7,9 @@ the objects and arrays on the paths the caller names (a message list, its messag
 content blocks) and lets the C scanner (``JSONDecoder.scan_once``) read every other value
 whole, so the text is parsed about once and each value comes with its span.
 
-A document that is not plain JSON here — a duplicate key on a walked path, trailing garbage —
-raises ``UnusualJSONError``: the gateway then forwards the request untouched rather than guess.
+A document that is not plain JSON here — a duplicate key on a walked path, trailing garbage,
+values nested past the interpreter's recursion limit — raises ``UnusualJSONError``: the
+gateway then forwards the request untouched rather than guess.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def _value(text: str, pos: int, path: Path, walked: frozenset[Path]) -> tuple[No
         value, end = _SCAN(text, pos)
     except (StopIteration, ValueError) as exc:
         raise UnusualJSONError(f"not JSON at character {pos}") from exc
+    except RecursionError:  # nested past the interpreter's limit: not JSON to edit here
+        raise UnusualJSONError(f"nested too deep at character {pos}") from None
     return Node(pos, end, value), end
 
 

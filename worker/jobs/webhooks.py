@@ -28,9 +28,11 @@ import redis
 import structlog
 from pydantic import SecretStr, ValidationError
 
+from tersify.contract import SummaryResult
 from tersify.settings import Settings
 from tersify.store import callbacks, keys, sessions, webhooks
 from tersify.store.commands import execute
+from tersify.worker.redact import leaving_with
 
 log = structlog.get_logger("tersify.webhooks")
 
@@ -149,6 +151,7 @@ class WebhookSender:
             return None
         try:
             item = webhooks.Delivery.model_validate_json(raw)
+            item = item.model_copy(update={"body": self._leaving(item.body)})
         except ValidationError:
             log.error("webhook_unreadable", delivery=delivery_id)
             return None
@@ -162,6 +165,12 @@ class WebhookSender:
             log.error("webhook_refused", delivery=delivery_id, why=str(exc))
             return None
         return item, str(url)
+
+    def _leaving(self, body: str) -> str:
+        """The result as it may leave (``tersify.worker.redact.outgoing``): a producer that
+        cancelled the job scheduled it unredacted."""
+        result = SummaryResult.model_validate_json(body)
+        return leaving_with(result, self._settings.redact).model_dump_json()
 
     async def _post(self, http: httpx.AsyncClient, item: webhooks.Delivery, url: str) -> str | None:
         """POST the delivery signed now; None when the receiver answered 2xx, else why not."""

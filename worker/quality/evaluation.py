@@ -14,8 +14,7 @@ from tersify.contract import PendingSummary, ToolType
 from tersify.worker.quality.bm25 import bm25_lines
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.positions import at_edge
-from tersify.worker.shrink.extractive import extract
-from tersify.worker.shrink.fallback import HEAD_RATIO, fallback_truncate, head_tail
+from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of
 from tersify.worker.summarize.prompts import build_request
 
 _LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
@@ -56,7 +55,7 @@ def shrink(
     if method is EvalMethod.HEAD:
         return case.output[:budget]
     if method is EvalMethod.HEAD_TAIL:
-        return head_tail(case.output, HEAD_RATIO[tool_type], budget)
+        return head_tail(case.output, kind_of(tool_type).head_ratio, budget)
     if method is EvalMethod.FALLBACK:
         return fallback_truncate(case.output, tool_type, budget, case.query)
     if method is EvalMethod.EXTRACTIVE:

@@ -5,6 +5,11 @@ queues its record. With a hundred job threads, a shared stream handler's lock an
 cost the worker about a tenth of its CPU, and a slow reader of stderr (a full pipe) would have
 stalled every job behind that lock. A forked child (the prefork pool) starts its own thread;
 the queue is drained at exit.
+
+A traceback is formatted on the thread that logged it (the listener thread has no exception
+to look at) and never shows a frame's local variables, in either format: the frames of a
+request hold its headers (an API key among them) and its body. The console renderer's default
+(rich, or better-exceptions when installed) prints them, so it gets the plain formatter.
 """
 
 from __future__ import annotations
@@ -45,15 +50,16 @@ def configure_logging(settings: Settings, *, force: bool = False) -> None:
         settings.log_format == "auto" and not sys.stderr.isatty()
     )
     renderer: Any = (
-        structlog.processors.JSONRenderer() if as_json else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer()
+        if as_json
+        else structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)
     )
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,  # plain text: no frame's locals
     ]
-    if as_json:
-        shared.append(structlog.processors.format_exc_info)
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),

@@ -39,6 +39,7 @@ class Runtime:
     session_log: SessionLog
     scheduler: Scheduler
     writes: WriteBehind
+    redaction: frozenset[Scope]  # TERSIFY_REDACT, parsed once for the process
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -57,12 +58,13 @@ class Runtime:
             if second is not None:
                 routes.append(route(settings, client, second, writes))
         compaction_routes = compaction_route_list(settings, client, routes, writes)
+        redaction = Scope.parse(settings.redact)
         log = SessionLog(
             settings.session_log_dir,
             client,
             marker_ttl=settings.result_ttl_seconds,
             writes=writes,
-            redact=Scope.parse(settings.redact),
+            redact=redaction,
             max_bytes=settings.session_log_max_bytes,
             retention_days=settings.session_log_retention_days,
         )
@@ -79,6 +81,7 @@ class Runtime:
             log,
             scheduler,
             writes,
+            redaction,
         )
 
     def close(self) -> None:

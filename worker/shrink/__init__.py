@@ -1,6 +1,45 @@
-"""The local shrinks that need no network: the type-aware fallback truncation, the extractive
-summarizer, salience and query matching, hashlines, quotes (lines copied exactly by number) and
-line helpers.
+"""The local shrinks that need no network, as a library: ``extract`` (the extractive
+summarizer), ``fallback_truncate`` (the type-aware fallback) and ``model_view`` (what a model
+reads of an output past its input cap), with the numbered views a model quotes from.
+
+Inside: one engine (``engine``) picks whole records by worth under a budget from a
+``Reading`` — a ``Doc`` (the text and everything computed once over it) read for one tool kind
+(``kinds``: everything type-specific) and one parsed ``Query``. What a line is worth is set in
+``worth``; salience, ancestry, records, focus, extremes and severity find the candidates.
 
 May import ``store``; never ``model`` or anything above.
 """
+
+from tersify.worker.shrink.engine import Reading
+from tersify.worker.shrink.extract import extract
+from tersify.worker.shrink.fallback import fallback_truncate, head_tail
+from tersify.worker.shrink.files import FileView, file_part, file_view, range_quote, relevant_range
+from tersify.worker.shrink.kinds import KINDS, ToolKind, kind_of
+from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote, plain_lines, take
+from tersify.worker.shrink.textcut import clip
+from tersify.worker.shrink.views import ModelView, model_view
+
+__all__ = [
+    "KINDS",
+    "NO_QUOTE",
+    "FileView",
+    "ModelView",
+    "NumberedLines",
+    "Query",
+    "Quote",
+    "Reading",
+    "ToolKind",
+    "clip",
+    "extract",
+    "fallback_truncate",
+    "file_part",
+    "file_view",
+    "head_tail",
+    "kind_of",
+    "model_view",
+    "plain_lines",
+    "range_quote",
+    "relevant_range",
+    "take",
+]

@@ -6,105 +6,30 @@ Three general mechanisms, the same for every tool type:
   enclosing ``def``/``class``, the YAML or pretty-printed JSON parent key, the ``tree``
   folder, the man-page option a description belongs to; and the first line of the block the
   line sits in (a commit's subject above its message, a function's docstring);
-- **headers**: the nearest header line above a top-level line: a Markdown or underlined
-  heading, a ``commit <sha>`` line, a diff's file and hunk, a release heading (``## 1.2.3``,
-  a Debian changelog entry), a banner (``==== FAILURES ====``, ``____ test_x ____``), a
-  section name in capitals, a line ending in a colon (``./dir:`` of ``ls -lR``), a file path
-  heading its search hits;
+- **headers**: the nearest header line above a top-level line (``headers``: a heading, a
+  commit, a diff's file and hunk, a banner, ``./dir:`` of ``ls -lR``...), and the outer
+  headers above it;
 - **tables**: the header row of a table (``ps``, ``pip list``, ``docker ps``, CSV) for its rows.
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 
-from tersify.worker.shrink.document import Doc, newlines_before
-from tersify.worker.shrink.tables import table_of
-
-_HEADER = re.compile(
-    r"#{1,6}[ \t]+\S"  # Markdown heading
-    r"|(?i:commit)[ ][0-9a-f]{7,64}\b"  # a git log entry
-    r"|diff[ ]--git[ ]|\+\+\+[ ]\S|Index:[ ]\S|@@[ ][-+]\d"  # a diff's file and hunk
-    r"|==>[ ].*[ ]<==\s*$"  # head/tail of several files
-    r"|[=_*#~+-]{3,}[ ]?[^\s=_*#~+-].*[=_*#~+-]{3,}\s*$"  # ==== FAILURES ====
-    r"|\[?v?\d+(?:\.\d+){1,2}(?![.\d])(?:[-+~][\w.]+|[a-z]+\d*)?\]?"  # a release: 1.2.3,
-    r"(?:\s*$|\s+\(|\s+-\s+\d|\s+/\s|:)"  # alone, or with a date: 1.2 (2024-01-02)
-    r"|[\w.+-]+[ ]\([^)\s]+\)[ ][\w-]+(?:[ ][\w-]+)*;[ ]urgency="  # Debian changelog
-    r"|(?i:version|release)[ ]v?\d"
-    r"|[A-Z][A-Z0-9 /&_-]{2,60}\s*$"  # a section name in capitals
-    r"|[^\s:][^\n]{0,200}?[^:\s)]:[ \t]*$"  # ./dir:  Section:  (not C++ "Foo::", code "f(x):")
-)
-_UNDERLINE = re.compile(r"\s*(?:={3,}|-{3,})\s*$")
-_GREP_HEADING_HIT = re.compile(r"\d+[:-]")
-_PATH_LINE = re.compile(r"(?:\./|/)?[\w@+.,=~-]+(?:/[\w@+.,=~ -]*)*\.\w{1,8}\s*$")
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.headers import GENERIC_LEVEL, UNDERLINE, header_level, is_header
 
 _CLOSING = frozenset(")]}")
 MAX_SCAN = 1500
 """Lines looked at above a line for its ancestors: a header further away is not found."""
 MAX_ANCESTORS = 4
-GENERIC_LEVEL = 5
 _MAX_HOPS = 12
 _SIBLING_SCAN = 200  # headers passed over looking for an outer one (hunks on the way to a file)
 
 
-# Where a header may start, found by fast scans of the whole text (each led by a newline, so
-# the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
-_MAYBE = re.compile(
-    r"\n(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
-    r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
-    r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
-)  # make the line above them a candidate too
-_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
-
-
-def is_header(doc: Doc, index: int) -> bool:
-    """Whether line ``index`` heads what follows it (a heading, a banner, a commit, ...)."""
-    lines = doc.lines
-    line = lines[index]
-    if not line or line[0] in " \t":
-        return False
-    following = lines[index + 1] if index + 1 < len(lines) else ""
-    if following[:1] in ("=", "-") and _UNDERLINE.match(following) and len(line.strip()) >= 2:
-        return True
-    if following[:1].isdigit() and _PATH_LINE.match(line) and _GREP_HEADING_HIT.match(following):
-        return True  # a file path alone on its line, its hits below it as "12:text" (rg)
-    return _HEADER.match(line) is not None
-
-
-def headers(doc: Doc) -> list[int]:
-    """Every header line of ``doc``, in order (found once per document)."""
-    known: list[int] | None = doc.__dict__.get("_headers")
-    if known is not None:
-        return known
-    text = "\n" + doc.text + "\n"  # the first and the last line are found like the others
-    # Each candidate line is named by the offset in ``text`` of the newline before it.
-    before: set[int] = set()
-    for m in _MAYBE.finditer(text):
-        at = m.start()
-        before.add(at)
-        if m.lastindex and at:  # an underline or a first search hit: the line above too
-            above = text.rfind("\n", 0, at)
-            if not (m.group(1)[0].isdigit() and text[above + 1 : above + 2].isdigit()):
-                before.add(above)
-    # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
-    # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
-    for m in _ENDS_IN_COLON.finditer(text):
-        at = text.rfind("\n", 0, m.start())
-        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
-            before.add(at)
-    urgency = text.find("; urgency=")  # a Debian changelog entry
-    while urgency != -1:
-        before.add(text.rfind("\n", 0, urgency))
-        urgency = text.find("; urgency=", urgency + 1)
-    found = [i for i in newlines_before(text, sorted(before)) if i < len(doc) and is_header(doc, i)]
-    doc.__dict__["_headers"] = found
-    return found
-
-
 def header_above(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> int | None:
     """The nearest header strictly above line ``index``, within ``scan`` lines."""
-    found = headers(doc)
+    found = doc.headers
     at = bisect_left(found, index) - 1
     return found[at] if at >= 0 and found[at] >= index - scan else None
 
@@ -132,7 +57,7 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
         found.append(lead)  # a commit's subject above its message, a docstring, a first key
     # A header's ancestor is not the header before it (a commit is not inside the last one),
     # but a header of an outer level is (a diff's file above its hunk, "#" above "##").
-    outer = header_level(lines[index]) if top == index and is_header(doc, index) else None
+    outer = header_level(lines[index]) if top == index and is_header(lines, index) else None
     below = top
     hops = 0
     while level == 0 and len(found) < MAX_ANCESTORS:
@@ -149,7 +74,7 @@ def ancestors(doc: Doc, index: int, *, scan: int = MAX_SCAN) -> list[int]:
         if outer <= 0 or outer == GENERIC_LEVEL or hops >= _MAX_HOPS:
             break  # a generic header has no outer one to look for
         below = header
-    table = table_header(doc)
+    table = doc.table.header if doc.table is not None else None
     if table is not None and table < index and table not in found:
         found.append(table)
     return sorted(found)
@@ -174,7 +99,7 @@ def _opener(doc: Doc, index: int, level: int, floor: int) -> int:
     """For a line that closes brackets (``) -> None:``), the line that opened them; for the
     underline of a heading (``=====``), the heading."""
     lines = doc.lines
-    if _UNDERLINE.match(lines[index]) and index > floor and lines[index - 1].strip():
+    if UNDERLINE.match(lines[index]) and index > floor and lines[index - 1].strip():
         return index - 1
     if lines[index].lstrip()[:1] not in _CLOSING:
         return index
@@ -185,23 +110,3 @@ def _opener(doc: Doc, index: int, level: int, floor: int) -> int:
             return i if doc.indent(i) == level else index
         i -= 1
     return index
-
-
-def header_level(line: str) -> int:
-    """How outer a header is: a commit 0, a file 1, a hunk 2, Markdown by its ``#`` count,
-    anything else 5 (the nearest one is shown, no further)."""
-    if line.startswith(("commit ", "Commit ")):
-        return 0
-    if line.startswith(("diff ", "+++ ", "Index: ", "==> ")):
-        return 1
-    if line.startswith("@@ "):
-        return 2
-    if line.startswith("#"):
-        return len(line) - len(line.lstrip("#"))
-    return GENERIC_LEVEL
-
-
-def table_header(doc: Doc) -> int | None:
-    """The header row when the text is a table (``worker.shrink.tables``)."""
-    table = table_of(doc)
-    return table.header if table is not None else None

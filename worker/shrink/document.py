@@ -1,7 +1,9 @@
-"""A text as numbered lines: where each starts and how deeply it sits (indentation, tree art).
+"""A text as numbered lines, and everything the shrinks compute once per text.
 
-The shrinks select lines of a ``Doc`` and render them in order; everything here is computed
-once per text and lazily, so a 2 MB output that needs only a few lookups pays for few.
+The shrinks select lines of a ``Doc`` and render them in order. What they read of the whole
+text is declared here and computed on first use, once: the lower-cased text, where each needle
+occurs in it (``hits``), its header lines, the table it is, each line's depth and parent, the
+query's term weights over it. A 2 MB output that needs only a few lookups pays for few.
 """
 
 from __future__ import annotations
@@ -9,25 +11,85 @@ from __future__ import annotations
 from functools import cached_property
 
 from tersify.text.sanitize import lowercase
+from tersify.worker.shrink.headers import find_headers
+from tersify.worker.shrink.lines import depth
+from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.tables import Table, find_table
+from tersify.worker.shrink.terms import TermWeights, weigh_terms
 
-# The connectors of ``tree`` output: a line's depth is where its connector sits.
-_TREE_CONNECTORS = ("├──", "└──", "|--", "`--", "├─", "└─")
-_DEEP_STARTS = frozenset(" \t│|┃├└`")
-_TREE_STARTS = frozenset("│|┃├└`")
 _DIFF_MARKS = frozenset("+- ")
+POSITIONS_LIMIT = 20_000
+"""Hits of one needle found one by one; past this a flood is sampled (``positions``)."""
+
+
+def positions(low: str, needles: tuple[str, ...], limit: int = POSITIONS_LIMIT) -> list[int]:
+    """Positions of the needles in ``low``, ascending, at most about ``2 * limit`` per needle.
+
+    Past ``limit`` hits a needle is sampled at an even stride over the rest of the text, so a
+    flood costs bounded work and still covers the whole output.
+    """
+    found: list[int] = []
+    stride = len(low) // limit + 1
+    for needle in needles:
+        pos = low.find(needle)
+        seen = 0
+        while pos != -1:
+            found.append(pos)
+            seen += 1
+            # Past the limit, jump ahead between hits so the sample covers the rest evenly.
+            pos = low.find(needle, pos + (len(needle) if seen < limit else stride))
+    found.sort()
+    return found
+
+
+class Hits:
+    """Where needles occur in one lower-cased text; each needle is searched for once.
+
+    The salient words of a tool kind and the query often share a word ("fail", "error"),
+    and every part of one shrink reads the same text: a needle costs one pass per text.
+    """
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self._found: dict[str, list[int]] = {}
+
+    def of(self, needle: str) -> list[int]:
+        """``positions(low, (needle,))``, computed once."""
+        found = self._found.get(needle)
+        if found is None:
+            found = self._found[needle] = positions(self.low, (needle,))
+        return found
+
+    def count(self, needle: str) -> int:
+        """How often ``needle`` occurs (as ``low.count``), from an earlier complete scan if any."""
+        found = self._found.get(needle)
+        if found is not None and len(found) < POSITIONS_LIMIT:
+            return len(found)
+        return self.low.count(needle)
+
+    def known(self, needle: str) -> list[int] | None:
+        """The positions of ``needle`` if it was already searched for."""
+        return self._found.get(needle)
+
+    def merged(self, needles: tuple[str, ...]) -> list[int]:
+        """``positions(low, needles)``: the positions of all ``needles``, ascending."""
+        return sorted(pos for needle in needles for pos in self.of(needle))
 
 
 class Doc:
     """A sanitized text split on ``\\n``; line ``i`` is ``lines[i]`` (0-based)."""
 
-    def __init__(self, text: str, *, low: str | None = None) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
         lines = text.split("\n")
         if len(lines) > 1 and lines[-1] == "":
             lines.pop()  # a final newline ends the last line; it starts no new one
         self.lines = lines if text else []
-        if low is not None:
-            self.__dict__["low"] = low
+        self._indents: dict[int, int] = {}
+        self._parents: dict[int, int] = {}
+        # A line with no parent down to line B: nothing in [B, line) is less indented than it.
+        self._clear_down_to: dict[int, int] = {}
+        self._weights: dict[tuple[str, ...], TermWeights] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -37,15 +99,43 @@ class Doc:
         """The text lower-cased, index for index."""
         return lowercase(self.text)
 
-    def blank(self, index: int) -> bool:
-        """Whether line ``index`` holds nothing but white space."""
-        return not self.lines[index].strip()
+    @cached_property
+    def units(self) -> int:
+        """How many lines the text counts as for term weights (a long line counts as several)."""
+        return max(self.text.count("\n") + 1, len(self.text) // 120)
+
+    @cached_property
+    def hits(self) -> Hits:
+        """Where needles occur in ``low`` (each searched for once)."""
+        return Hits(self.low)
 
     @cached_property
     def diff(self) -> bool:
         """Whether the text holds a unified diff (``git diff``, ``git log -p``, ``git show``)."""
         text = self.text
         return "\n@@ -" in text and ("\n+++ " in text or text.startswith("+++ "))
+
+    @cached_property
+    def headers(self) -> list[int]:
+        """Every header line, in order (``headers``)."""
+        return find_headers(self.text, self.lines)
+
+    @cached_property
+    def table(self) -> Table | None:
+        """The table the text is, if it is one (``tables``)."""
+        return find_table(self.lines)
+
+    def weights(self, query: Query) -> TermWeights:
+        """The query's term weights over this text's lines (computed once per query)."""
+        known = self._weights.get(query.terms)
+        if known is None:
+            known = weigh_terms(query.terms, self.low, self.units)
+            self._weights[query.terms] = known
+        return known
+
+    def blank(self, index: int) -> bool:
+        """Whether line ``index`` holds nothing but white space."""
+        return not self.lines[index].strip()
 
     def parent(self, index: int, floor: int = 0) -> int:
         """The nearest non-blank line above ``index`` that is less indented; -1 when there is
@@ -55,9 +145,8 @@ class Doc:
         all deeper than it, so a sibling's known parent skips them (memoized per document;
         only parents found are remembered, whatever the floor).
         """
-        memo: dict[int, int] = self.__dict__.setdefault("_parents", {})
-        # A line with no parent down to line B: nothing in [B, line) is less indented than it.
-        clear: dict[int, int] = self.__dict__.setdefault("_clear_down_to", {})
+        memo = self._parents
+        clear = self._clear_down_to
         known = memo.get(index)
         if known is not None:
             return known if known >= floor else -1
@@ -89,37 +178,10 @@ class Doc:
 
         In a diff, a line's depth is its code's: read after the ``+``/``-``/`` `` marker.
         """
-        memo: dict[int, int] = self.__dict__.setdefault("_indents", {})
+        memo = self._indents
         known = memo.get(index)
         if known is None:
             line = self.lines[index]
             known = depth(line[1:] if line[:1] in _DIFF_MARKS and self.diff else line)
             memo[index] = known
         return known
-
-
-def newlines_before(text: str, offsets: list[int]) -> list[int]:
-    """For each offset of ``text`` (ascending), how many newlines come before it: the index
-    of the line holding it. One pass however many offsets, and no index of every line."""
-    numbers: list[int] = []
-    number, counted = 0, 0
-    for at in offsets:
-        number += text.count("\n", counted, at)
-        counted = at
-        numbers.append(number)
-    return numbers
-
-
-def depth(line: str) -> int:
-    """The indentation of ``line``; a ``tree`` line is as deep as its connector."""
-    if not line or line[0] not in _DEEP_STARTS:
-        return 0
-    stripped = line.lstrip(" \t")
-    if stripped[:1] not in _TREE_STARTS:
-        return len(line) - len(stripped)  # no tree art before the text: plain indentation
-    head = line[:160]
-    for connector in _TREE_CONNECTORS:
-        at = head.find(connector)
-        if at != -1 and not head[:at].strip(" │|┃\t"):
-            return at + 1
-    return len(line) - len(line.lstrip(" \t"))

@@ -16,34 +16,35 @@ import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from tersify.contract import ToolType
 from tersify.text.signals import Kind
 from tersify.worker.shrink.ancestry import ancestors, header_above
-from tersify.worker.shrink.candidate import Candidate
-from tersify.worker.shrink.diversity import rarity, shape
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.evidence import (
-    RARE_TERM_WEIGHT,
-    focused_candidates,
-    query_weights,
-    severity_candidates,
-)
-from tersify.worker.shrink.extremes import extreme_lines, intent
-from tersify.worker.shrink.query import compound_terms, query_terms
+from tersify.worker.shrink.evidence import focused_candidates, severity_candidates
+from tersify.worker.shrink.extremes import extreme_lines
+from tersify.worker.shrink.kinds import ToolKind, kind_of
+from tersify.worker.shrink.query import Query
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
-from tersify.worker.shrink.salience import Salient, find_salient
+from tersify.worker.shrink.salience import Salient, find_salient, rarity, shape
+from tersify.worker.shrink.terms import TermWeights
 from tersify.worker.shrink.textcut import ELLIPSIS, clip
+from tersify.worker.shrink.worth import (
+    CLOSING_WEIGHT,
+    EDGE_DIAGNOSTIC_WEIGHT,
+    EXTREME_WEIGHT,
+    FIELD_BONUS,
+    RARE_TERM_WEIGHT,
+    SHAPE_RARITY_BONUS,
+    Candidate,
+)
 
 LONG_LINE = 300
 ANCESTOR_CHARS = 160
-CLOSING_WEIGHT = 100.0
-EXTREME_WEIGHT = 60.0
 EXTREMES_READ = 60
 EXTREMES_SHOWN = 8
-EDGE_DIAGNOSTIC_WEIGHT = 40.0
-FIELD_BONUS = 1.5
 _DIAGNOSTIC = (Kind.ERROR, Kind.PROBLEM, Kind.FRAME)
 _FIELD_SPLIT = re.compile(r"[\s,;:()\[\]{}\"'=<>|]+")
 _MAX_MISSES = 60
@@ -70,6 +71,36 @@ class Plan:
     tail: int = 0
     head_share: float = 0.5  # of the room left at the end, the share that grows the head
     numbered: Callable[[int, str], str] | None = None
+
+
+@dataclass
+class Reading:
+    """One text read for one tool kind and one query: what every pick is chosen from, each
+    part computed once (a file's relevant range and its shrink share one)."""
+
+    doc: Doc
+    kind: ToolKind
+    query: Query
+
+    @staticmethod
+    def of(doc: Doc, tool_type: ToolType, query: str | None) -> Reading:
+        """``doc`` read for ``tool_type``'s kind and the parsed ``query``."""
+        return Reading(doc, kind_of(tool_type), Query.parse(query))
+
+    @property
+    def weights(self) -> TermWeights:
+        """The query's term weights over the text (``Doc.weights``)."""
+        return self.doc.weights(self.query)
+
+    @cached_property
+    def salient(self) -> list[Salient]:
+        """The salient and query lines, worthiest first (``salience``)."""
+        return find_salient(self.doc, self.kind, self.query)
+
+    @cached_property
+    def candidates(self) -> list[Candidate]:
+        """Every line worth showing with its record and worth (see the module docstring)."""
+        return candidates(self)
 
 
 @dataclass
@@ -136,31 +167,18 @@ def _new_runs(new: list[int], shown: dict[int, str]) -> int:
     return runs
 
 
-def shrink_lines(
-    doc: Doc,
-    tool_type: ToolType,
-    query: str | None,
-    plan: Plan,
-    *,
-    extra: Iterable[Candidate] = (),
-) -> str:
-    """The best lines of ``doc`` within ``plan.budget`` chars, in order, every gap marked."""
-    shown = choose(doc, tool_type, query, plan, extra=extra)
-    return render(doc.lines, shown, numbered=plan.numbered)
+def shrink_lines(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = ()) -> str:
+    """The best lines of the text within ``plan.budget`` chars, in order, every gap marked."""
+    shown = choose(reading, plan, extra=extra)
+    return render(reading.doc.lines, shown, numbered=plan.numbered)
 
 
-def choose(
-    doc: Doc,
-    tool_type: ToolType,
-    query: str | None,
-    plan: Plan,
-    *,
-    extra: Iterable[Candidate] = (),
-) -> dict[int, str]:
+def choose(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = ()) -> dict[int, str]:
     """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
-    pool = [*candidates(doc, tool_type, query), *extra]
+    doc = reading.doc
+    pool = [*reading.candidates, *extra]
     plan = follow_evidence(plan, pool)
-    picker = _Picker(doc, plan, prose=tool_type is ToolType.WEB_CONTENT)
+    picker = _Picker(doc, plan, prose=reading.kind.prose)
     _take_edges(picker, plan)
     misses = 0
     for candidate in sorted(pool, key=lambda c: (-c.weight, c.anchor)):
@@ -310,44 +328,33 @@ def _clip(line: str, limit: int) -> str:
     return line if len(line) <= limit else clip(line, limit, ellipsis=True)
 
 
-def salient(doc: Doc, tool_type: ToolType, query: str | None) -> list[Salient]:
-    """``find_salient`` over ``doc``, computed once per document, type and query."""
-    cache: dict[tuple[ToolType, str | None], list[Salient]] = doc.__dict__.setdefault(
-        "_salient", {}
-    )
-    key = (tool_type, query)
-    if key not in cache:
-        weights = query_weights(doc, query)
-        cache[key] = find_salient(doc.text, tool_type, query, low=doc.low, weights=weights)
-    return cache[key]
-
-
-def candidates(doc: Doc, tool_type: ToolType, query: str | None) -> list[Candidate]:
+def candidates(reading: Reading) -> list[Candidate]:
     """Every line worth showing with its record and worth (see the module docstring)."""
-    items = salient(doc, tool_type, query)
-    terms = frozenset(t for t in query_terms(query) if len(t) >= 4)
-    weights = query_weights(doc, query).weights
-    rare = frozenset(t for t, w in weights.items() if w >= RARE_TERM_WEIGHT)
+    doc, query = reading.doc, reading.query
+    items = reading.salient
+    terms = frozenset(t for t in query.terms if len(t) >= 4)
+    weights = reading.weights
+    rare = frozenset(t for t, w in weights.weights.items() if w >= RARE_TERM_WEIGHT)
     found = _folded(doc, items, terms, rare)
     found.extend(_edges(doc, items))
     found.extend(_extremes(doc, query))
-    found.extend(focused_candidates(doc, items, query_weights(doc, query)))
+    found.extend(focused_candidates(doc, items, weights))
     found.extend(severity_candidates(doc, query))
     return found
 
 
-def _extremes(doc: Doc, query: str | None) -> list[Candidate]:
+def _extremes(doc: Doc, query: Query) -> list[Candidate]:
     """The lines the query's extreme names (largest, newest, slowest...), ranked by number.
 
     When the query also names a section (a directory, a heading) the extremes inside it come
     first: "the largest module in email" is not the largest file anywhere.
     """
-    want = intent(query)
+    want = query.intent
     if want is None:
         return []
-    scope = [t for t in compound_terms(query) or query_terms(query) if len(t) >= 4]
+    scope = [t for t in query.compounds or query.terms if len(t) >= 4]
     found: list[Candidate] = []
-    ranked = extreme_lines(doc, want, top=EXTREMES_READ, terms=query_terms(query))
+    ranked = extreme_lines(doc, want, top=EXTREMES_READ, terms=query.terms)
     for rank, index in enumerate(ranked):
         weight = EXTREME_WEIGHT - rank * 0.5
         header = header_above(doc, index)
@@ -388,7 +395,7 @@ def _folded(
         best = max(group, key=lambda s: (s.weight, -s.start))
         count = sum(s.count for s in group)
         candidate = _candidate(best)
-        candidate.weight += 3.0 * rarity(len(group), total)
+        candidate.weight += SHAPE_RARITY_BONUS * rarity(len(group), total)
         candidate.note = f" (×{count} similar)" if count > 1 else ""
         found.append(candidate)
     return found

@@ -8,37 +8,23 @@ asks for (``severity``).
 from __future__ import annotations
 
 from tersify.text.signals import Kind
-from tersify.worker.shrink.candidate import Candidate
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.focus import Block, focus_blocks
-from tersify.worker.shrink.query import TermWeights, query_terms, weigh_terms
-from tersify.worker.shrink.salience import Salient, units_of
-from tersify.worker.shrink.severity import asked_severity, severity_lines
+from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.salience import Salient
+from tersify.worker.shrink.severity import severity_lines
+from tersify.worker.shrink.terms import TermWeights
+from tersify.worker.shrink.worth import FOCUS_WEIGHT, RARE_TERM_WEIGHT, SEVERITY_WEIGHT, Candidate
 
-FOCUS_WEIGHT = 30.0
-"""Worth of a focused block's lines: above any single matching line, below the closing line."""
 FOCUS_WHOLE_CHARS = 900
 """A focused block up to this long is offered whole (at the local budgets)."""
 FOCUS_SHARE = 0.5
 STRONG_COVERAGE = 0.5
-RARE_TERM_WEIGHT = 3.0
-"""A block is focused on only for a query term this rare in it (on about 5 % of lines or less):
-a block full of the query's common words is no better than the lines that hold them."""
-SEVERITY_WEIGHT = 45.0
-"""Worth of a line of the severity the query asks for, when such lines are the few."""
 
 
-def query_weights(doc: Doc, query: str | None) -> TermWeights:
-    """The query's term weights over ``doc``'s lines, computed once per document and query."""
-    cache: dict[str | None, TermWeights] = doc.__dict__.setdefault("_weights", {})
-    if query not in cache:
-        cache[query] = weigh_terms(query_terms(query), doc.low, units_of(doc.text))
-    return cache[query]
-
-
-def severity_candidates(doc: Doc, query: str | None) -> list[Candidate]:
+def severity_candidates(doc: Doc, query: Query) -> list[Candidate]:
     """The lines of the severity the query names, when they are a minority (``severity``)."""
-    wanted = asked_severity(query)
+    wanted = query.severity
     if wanted is None:
         return []
     lines = severity_lines(doc, wanted)

@@ -1,4 +1,5 @@
-"""Extremes: when the query asks for the largest, newest, slowest or most, rank by the numbers.
+"""Extremes: when the query asks for the largest, newest, slowest or most (``Query.intent``),
+rank by the numbers.
 
 Position says nothing about which file is biggest: the lines are read for sizes (``4.0K``,
 ``12 MB``, the size column of ``ls -l``), dates (ISO, ``ls``'s ``Nov 22 01:54``, git's
@@ -10,69 +11,10 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
 
-from tersify.text.sanitize import lowercase
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.tables import Table, table_of
-
-
-class Measure(StrEnum):
-    """What a line is ranked by."""
-
-    SIZE = "size"
-    TIME = "time"
-    DURATION = "duration"
-    COUNT = "count"
-
-
-@dataclass(frozen=True, slots=True)
-class Intent:
-    """The query asks for the top (``largest``) or bottom of ``measure``."""
-
-    measure: Measure
-    largest: bool
-
-
-_PHRASES: tuple[tuple[str, Measure, bool], ...] = (
-    ("most recent", Measure.TIME, True),
-    ("most space", Measure.SIZE, True),
-    ("most disk", Measure.SIZE, True),
-    ("most memory", Measure.SIZE, True),
-    ("most time", Measure.DURATION, True),
-    ("took longest", Measure.DURATION, True),
-    ("last modified", Measure.TIME, True),
-    ("recently", Measure.TIME, True),
-)
-_WORDS: dict[str, tuple[Measure, bool]] = {
-    **dict.fromkeys(("largest", "biggest", "heaviest", "bulkiest"), (Measure.SIZE, True)),
-    **dict.fromkeys(("smallest", "tiniest", "lightest"), (Measure.SIZE, False)),
-    **dict.fromkeys(("newest", "latest", "youngest", "recent"), (Measure.TIME, True)),
-    **dict.fromkeys(("oldest", "earliest", "stalest"), (Measure.TIME, False)),
-    **dict.fromkeys(("slowest", "longest", "slower"), (Measure.DURATION, True)),
-    **dict.fromkeys(("fastest", "quickest", "shortest"), (Measure.DURATION, False)),
-    **dict.fromkeys(
-        ("most", "top", "highest", "maximum", "max", "greatest"), (Measure.COUNT, True)
-    ),
-    **dict.fromkeys(("least", "fewest", "lowest", "minimum", "min"), (Measure.COUNT, False)),
-}
-_WORD = re.compile(r"[a-z]+")
-
-
-def intent(query: str | None) -> Intent | None:
-    """The extreme ``query`` asks for, if any (phrases before single words)."""
-    if not query:
-        return None
-    low = lowercase(query)
-    for phrase, measure, largest in _PHRASES:
-        if phrase in low:
-            return Intent(measure, largest)
-    for word in _WORD.findall(low):
-        if word in _WORDS:
-            return Intent(*_WORDS[word])
-    return None
-
+from tersify.worker.shrink.query import Intent, Measure
+from tersify.worker.shrink.tables import Table
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
 _HUMAN_SIZE = re.compile(
@@ -184,7 +126,7 @@ def extreme_lines(
     -printf '%s %p'``, ``wc -c``) are read from the number that starts each line when no line
     shows a size with a unit or in a size column.
     """
-    table = table_of(doc)
+    table = doc.table
     column = table.column_named(terms) if table is not None else None
     if table is not None and column is not None:
         scored = _scored(doc, want, scan, lambda line: _cell_value(table, line, column, want))

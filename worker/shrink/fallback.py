@@ -1,30 +1,21 @@
 """Type-aware head/tail truncation that also carries the salient records of the omitted middle.
 
-The fallback holds a head and a tail by the type's ratio (``HEAD_RATIO``) and lets the engine
-(``worker.shrink.engine``) choose what else to carry from the middle: errors, verdicts, the
+The fallback holds a head and a tail by the kind's ratio (``ToolKind.head_ratio``) and lets the
+engine (``worker.shrink.engine``) choose what else to carry from the middle: errors, verdicts, the
 query's lines, each with the lines that locate it. ``head_tail`` is the plain cut, the
 baseline it is measured against.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from tersify.contract import LineRange, ToolType
 from tersify.text.sanitize import sanitize
-from tersify.worker.shrink.engine import Plan, shrink_lines
+from tersify.worker.shrink.engine import Plan, Reading, shrink_lines
 from tersify.worker.shrink.files import summarize_file
+from tersify.worker.shrink.kinds import kind_of
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.textcut import clip, head_end, marker, tail_start
 
-HEAD_RATIO: dict[ToolType, float] = {
-    ToolType.FILE_CONTENT: 0.7,
-    ToolType.SEARCH_RESULTS: 0.5,
-    ToolType.DIRECTORY_LISTING: 0.3,
-    ToolType.COMMAND_OUTPUT: 0.6,
-    ToolType.STRUCTURED_DATA: 0.5,
-    ToolType.WEB_CONTENT: 0.5,
-}
 # Share of the budget for what is carried from the middle; the head and the tail keep the rest.
 CARRY_SHARE = 0.7
 _MIN_FRAME = 16
@@ -56,16 +47,17 @@ def fallback_truncate(
         clean = sanitize(text)
         if len(clean) <= budget:
             return clean
+        kind = kind_of(tool_type)
         if budget < _MIN_ENGINE_BUDGET:
-            return _cut(clean, HEAD_RATIO.get(tool_type, 0.5), budget)
-        if tool_type is ToolType.FILE_CONTENT:
+            return _cut(clean, kind.head_ratio, budget)
+        if kind.numbered_file:
             return summarize_file(clean, budget, query, relevant, edge_share=1 - CARRY_SHARE)
-        ratio = HEAD_RATIO.get(tool_type, 0.5)
+        ratio = kind.head_ratio
         frame = budget * (1 - CARRY_SHARE)
         plan = Plan(
             budget, head=int(frame * ratio), tail=int(frame * (1 - ratio)), head_share=ratio
         )
-        return shrink_lines(as_doc(clean, tool_type), tool_type, query, plan)
+        return shrink_lines(Reading.of(as_doc(clean, kind), tool_type, query), plan)
     except Exception:  # the fallback is the last resort of every job: it never raises
         return _last_resort(text, budget)
 
@@ -91,35 +83,3 @@ def _cut(text: str, ratio: float, budget: int) -> str:
     tail = max(head, tail_start(text, avail - head))
     result = "\n".join([text[:head], marker(tail - head), text[tail:]])
     return result if len(result) <= budget else clip(result, budget)
-
-
-MODEL_FRAME_SHARE = 0.4
-"""Of the model's input cap, what the head and the tail of a longer output hold fixed."""
-
-
-def model_plan(
-    tool_type: ToolType, limit: int, numbered: Callable[[int, str], str] | None = None
-) -> Plan:
-    """How ``model_view`` cuts: ``limit`` chars, the type's head and tail held fixed; lines
-    shown as ``numbered`` makes them (the cost of a label is counted)."""
-    ratio = HEAD_RATIO.get(tool_type, 0.5)
-    frame = limit * MODEL_FRAME_SHARE
-    return Plan(
-        limit,
-        head=int(frame * ratio),
-        tail=int(frame * (1 - ratio)),
-        head_share=ratio,
-        numbered=numbered,
-    )
-
-
-def model_view(text: str, tool_type: ToolType, limit: int, query: str | None = None) -> str:
-    """What a model reads of an output longer than its input cap (``limit`` chars).
-
-    The same engine as the local shrinks, with room for much more: the head and the tail, and
-    every salient record, query match and extreme that fits, each with its ancestry, every
-    gap counted.
-    """
-    if len(text) <= limit:
-        return text
-    return shrink_lines(as_doc(text, tool_type), tool_type, query, model_plan(tool_type, limit))

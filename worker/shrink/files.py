@@ -14,15 +14,15 @@ from dataclasses import dataclass
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.signals import Kind
-from tersify.worker.shrink.candidate import Candidate
-from tersify.worker.shrink.document import Doc, newlines_before
-from tersify.worker.shrink.engine import Plan, choose, salient, shrink_lines
-from tersify.worker.shrink.evidence import query_weights
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.engine import Plan, Reading, choose, shrink_lines
 from tersify.worker.shrink.hashlines import line_hash, source_lines
+from tersify.worker.shrink.lines import newlines_before
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
 from tersify.worker.shrink.render import MARKER_COST, render
 from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.textcut import clip
+from tersify.worker.shrink.worth import DEFINITION_WEIGHT, Candidate
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
 _DEFINITION = re.compile(
@@ -42,7 +42,6 @@ _DEFINITION = re.compile(
 )
 RANGE_SHARE = 0.55
 """Of the room, what the relevant range may take."""
-DEFINITION_WEIGHT = 1.5
 OUTLINE_CHARS = 256 * 1024
 """Definitions are looked for in this much of a file (its start)."""
 _BEFORE, _AFTER = 4, 12
@@ -71,6 +70,10 @@ class FileView:
         """The file's lines as a model reads and quotes them: by number, as hashlines."""
         return NumberedLines(self.doc.lines, self.numbers, self.hashline)
 
+    def reading(self, query: str | None) -> Reading:
+        """The file read for ``query`` (its relevant range and its shrink share it)."""
+        return Reading.of(self.doc, ToolType.FILE_CONTENT, query)
+
 
 def file_view(text: str) -> FileView:
     """The lines of a file as printed (``cat -n`` and ``N→`` prefixes read as line numbers)."""
@@ -84,24 +87,23 @@ def file_view(text: str) -> FileView:
     return FileView(doc, src.numbers, definitions, printed)
 
 
-def relevant_range(view: FileView, query: str | None, wanted: LineRange | None) -> range:
+def relevant_range(view: FileView, reading: Reading, wanted: LineRange | None) -> range:
     """The relevant lines (indices): the job's range, else the query's best, else the middle."""
     count = len(view.doc)
     if wanted is not None:
         start = bisect_left(view.numbers, wanted.start)
         return range(start, max(start, bisect_right(view.numbers, wanted.end)))
-    matches = [i for i in salient(view.doc, ToolType.FILE_CONTENT, query) if i.kind is Kind.QUERY]
+    matches = [i for i in reading.salient if i.kind is Kind.QUERY]
     if matches:
-        best = _densest(view.doc, matches[:_WINDOWS], query)
+        best = _densest(view.doc, matches[:_WINDOWS], reading.weights.weights)
         return range(max(0, best - _BEFORE), min(count, best + _AFTER))
     third = count // 3
     return range(third, max(third, count - third))
 
 
-def _densest(doc: Doc, matches: list[Salient], query: str | None) -> int:
+def _densest(doc: Doc, matches: list[Salient], weights: dict[str, float]) -> int:
     """The match whose window of lines holds the most of the query (each term once, by its
     weight): the region a question is about, not the single line that best echoes it."""
-    weights = query_weights(doc, query).weights
 
     def held(item: Salient) -> tuple[float, float, int]:
         line = item.number - 1
@@ -182,7 +184,7 @@ def file_part(
     ]
     plan = Plan(room, head=room // 8, tail=room // 12, head_share=0.7, numbered=numbered)
     part = Doc("\n".join(lines))
-    shown = choose(part, ToolType.FILE_CONTENT, query, plan, extra=extra)
+    shown = choose(Reading.of(part, ToolType.FILE_CONTENT, query), plan, extra=extra)
     text = render(part.lines, shown, numbered=numbered)
     return text, sorted(start + i for i in shown), True
 
@@ -199,11 +201,13 @@ def summarize_file(
     query or the outline names, every shown line a hashline; ``edge_share`` of the room holds
     the file's start and end fixed (the fallback's head and tail)."""
     view = file_view(text)
+    reading = view.reading(query)
     head = f"[{len(view.doc)} lines, {len(view.definitions)} definitions]"
     room = budget - len(head) - 1
-    chosen = range_candidate(view, relevant_range(view, query, relevant), int(room * RANGE_SHARE))
+    lines = relevant_range(view, reading, relevant)
+    chosen = range_candidate(view, lines, int(room * RANGE_SHARE))
     extra = [*definition_candidates(view), *([chosen] if chosen is not None else [])]
     edge = int(room * edge_share / 2)
     plan = Plan(room, head=edge, tail=edge, head_share=0.7, numbered=view.hashline)
-    body = shrink_lines(view.doc, ToolType.FILE_CONTENT, query, plan, extra=extra)
+    body = shrink_lines(reading, plan, extra=extra)
     return clip(f"{head}\n{body}", budget)

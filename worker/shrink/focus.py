@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.query import TermWeights
+from tersify.worker.shrink.terms import TermWeights
 
 MAX_ANCHORS = 200
 """Query lines looked at for their blocks (the strongest ones)."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from tersify.contract import ToolType
 from tersify.text.cut import safe_end
 from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.kinds import ToolKind
 
 WRAP = 200
 """Longest piece of a wrapped line."""
@@ -129,9 +129,9 @@ def _emit(
         out.append(pad + "".join(line).strip())
 
 
-def as_doc(text: str, tool_type: ToolType) -> Doc:
+def as_doc(text: str, kind: ToolKind) -> Doc:
     """The ``Doc`` a shrink reads: long lines reflowed, but a file's (its lines are numbered)."""
     doc = Doc(text)
-    if tool_type is not ToolType.FILE_CONTENT and needs_reflow(text, doc.lines):
+    if not kind.numbered_file and needs_reflow(text, doc.lines):
         return Doc(reflow(text))
     return doc

@@ -1,5 +1,5 @@
-"""Severity: when the query asks for the errors, the warnings or the notes, the lines of that
-severity are what it names — most of all when they are the few among many of another.
+"""Severity: when the query asks for the errors, the warnings or the notes (``Query.severity``),
+the lines of that severity are what it names — most of all when they are the few among many.
 
 A severity counts only where a report puts it, as a field: before a colon or a closing
 bracket or quote (``a.c:3:1: warning:``, ``[error]``, ``"severity": "warning"``) or as a
@@ -11,11 +11,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from tersify.text.sanitize import lowercase
-from tersify.worker.shrink.document import Doc, newlines_before
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.lines import newlines_before
 
-_LEVELS = ("error", "warning", "note", "info", "style", "critical", "fatal", "debug", "hint")
-_ASKED = re.compile(r"\b(errors?|warnings?|notes?|infos?|style|critical|fatal|debug|hints?)\b")
 _FIELD = re.compile(
     r"(?:^|[\s\[(\"'])(error|warning|warn|note|info|style|critical|fatal|debug|hint)(?=[\]):\"'])"
     r"|^[ \t]*(?:\[[^\]\n]{0,40}\][ \t]*)*(error|warning|warn|info|debug|fatal|critical)\b",
@@ -25,17 +23,6 @@ MAX_FOUND = 20_000
 """Severity fields read at most (a flood of one kind tells nothing more)."""
 MINORITY = 0.3
 """The asked severity is singled out when at most this share of the fields are of it."""
-
-
-def asked_severity(query: str | None) -> str | None:
-    """The severity the query names ("which warnings ...": ``warning``), if one."""
-    if not query:
-        return None
-    found = _ASKED.search(lowercase(query))
-    if found is None:
-        return None
-    word = found.group(1).rstrip("s") if found.group(1) != "style" else "style"
-    return word if word in _LEVELS else None
 
 
 def severity_lines(doc: Doc, wanted: str, limit: int = 40) -> list[int]:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tersify.worker.shrink.document import Doc, depth
+from tersify.worker.shrink.lines import depth
 
 _ALIGNED = re.compile(r"\s{2,}|\t")
 _RULE = re.compile(r"\s*[-=+| ]{3,}\s*$")
@@ -49,30 +49,22 @@ class Table:
         return None
 
 
-def table_of(doc: Doc) -> Table | None:
-    """The table ``doc`` is, if it is one (computed once per document)."""
-    cached: Table | bool | None = doc.__dict__.get("_table", False)
-    if cached is False:
-        cached = _find(doc)
-        doc.__dict__["_table"] = cached
-    return cached if isinstance(cached, Table) else None
-
-
 def _splitter(delimiter: str) -> Callable[[str], list[str]]:
     if delimiter == "aligned":
         return lambda line: _ALIGNED.split(line.strip())
     return lambda line: line.split(delimiter)
 
 
-def _find(doc: Doc) -> Table | None:
-    rows = [i for i in range(min(len(doc), _SAMPLE_ROWS)) if not doc.blank(i)]
+def find_table(lines: list[str]) -> Table | None:
+    """The table ``lines`` are, if they are one (a ``Doc`` holds its own: ``Doc.table``)."""
+    rows = [i for i in range(min(len(lines), _SAMPLE_ROWS)) if lines[i].strip()]
     if len(rows) < 4:
         return None
-    first = doc.lines[rows[0]]
+    first = lines[rows[0]]
     # A table may be padded by a space or two (psql's aligned output); code is indented more.
     if depth(first) > 2 or first.strip()[:1].isdigit():
         return None
-    body = [doc.lines[i] for i in rows[1:] if not _RULE.match(doc.lines[i])]
+    body = [lines[i] for i in rows[1:] if not _RULE.match(lines[i])]
     for delimiter in (",", "\t", "|", "aligned"):
         split = _splitter(delimiter)
         width = len(split(first))

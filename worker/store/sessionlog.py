@@ -1,9 +1,9 @@
 """The session log: one JSONL file per session holding every full tool output and every result,
 the full messages of every compaction and, when kept, the lines agents read back.
 
-A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` (``~`` is
-never part of a session file's name) and a new one started; files untouched for
-``retention_days`` are deleted by ``prune``; ``forget_files`` deletes a session's files at once.
+A file that would grow past ``max_bytes`` is renamed to ``NAME~MILLISECONDS-NNN.jsonl`` and a
+new one started (the names: ``lognames``); files untouched for ``retention_days`` are deleted by
+``prune``; ``forget_files`` deletes a session's files at once.
 
 Appends are single ``write`` calls on an ``O_APPEND`` descriptor under an exclusive ``flock``,
 so several worker processes can append to one session's file. An output is written at most once
@@ -14,11 +14,8 @@ repeat a line but never lose one; readers de-duplicate by ``(kind, job_id)``.
 from __future__ import annotations
 
 import fcntl
-import glob
-import hashlib
 import json
 import os
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,37 +27,25 @@ from tersify.chat.compaction import CompactionJob
 from tersify.contract import PendingSummary, SummaryResult
 from tersify.store import keys
 from tersify.worker.redact import Redactor, Scope
+from tersify.worker.store.lognames import (
+    file_stem,
+    forget_files,
+    rotated_name,
+    session_file,
+    session_files,
+)
 from tersify.worker.store.writebehind import WriteBehind
 
-_KEPT = re.compile(r"[A-Za-z0-9_-]")
+__all__ = [
+    "SessionLog",
+    "file_stem",
+    "forget_files",
+    "read_entries",
+    "session_file",
+    "session_files",
+]
+
 _APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-# An encoded name longer than this is cut and ends in "~" and a hash (names stay under 255 bytes)
-_LONGEST_NAME = 160
-
-
-def file_stem(session_id: str) -> str:
-    """The session's file name without ``.jsonl``: one encoding for every id, so never shared.
-
-    Letters, digits, ``_`` and ``-`` stay (a leading ``-`` is escaped); every other byte is
-    ``%XX``. ``%`` is never kept, so two ids never encode alike; ``~`` (never produced by the
-    encoding) marks a long name cut to ``_LONGEST_NAME`` and ended by a 128-bit hash of the id.
-    """
-    parts = []
-    for index, char in enumerate(session_id):
-        if _KEPT.fullmatch(char) and not (index == 0 and char == "-"):
-            parts.append(char)
-        else:
-            parts.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
-    stem = "".join(parts)
-    if len(stem) > _LONGEST_NAME:
-        digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        stem = f"{stem[: _LONGEST_NAME - 33]}~{digest}"
-    return stem
-
-
-def session_file(directory: Path, session_id: str) -> Path:
-    """The log file of a session, inside ``directory`` whatever the id (see ``file_stem``)."""
-    return directory / f"{file_stem(session_id)}.jsonl"
 
 
 class SessionLog:
@@ -186,37 +171,11 @@ class SessionLog:
     def _rotate(self, path: Path, fd: int) -> int:
         """Rename the full file (still locked) aside; the new file, locked, in its place."""
         if os.path.samestat(os.fstat(fd), path.stat()):  # nobody rotated it meanwhile
-            path.rename(_rotated_name(path))
+            path.rename(rotated_name(path))
         os.close(fd)
         fd = self._open(path)
         fcntl.flock(fd, fcntl.LOCK_EX)
         return fd
-
-
-def session_files(directory: Path, session_id: str) -> list[Path]:
-    """A session's log files under ``directory``: the rotated ones, oldest first, the current."""
-    path = session_file(directory, session_id)
-    rotated = sorted(path.parent.glob(f"{glob.escape(path.stem)}~*{path.suffix}"))
-    return [*rotated, *([path] if path.exists() else [])]
-
-
-def forget_files(directory: Path, session_id: str) -> int:
-    """Delete a session's log files under ``directory``; how many went."""
-    removed = 0
-    for path in session_files(directory, session_id):
-        path.unlink(missing_ok=True)
-        removed += 1
-    return removed
-
-
-def _rotated_name(path: Path) -> Path:
-    """A free name for a full file, in rotation order: ``NAME~MILLISECONDS-NNN.jsonl``."""
-    stamp = f"{path.stem}~{time.time_ns() // 1_000_000:013d}"
-    for attempt in range(1000):  # rotations are serialized by the file's lock: a few at most
-        candidate = path.with_name(f"{stamp}-{attempt:03d}{path.suffix}")
-        if not candidate.exists():
-            return candidate
-    raise FileExistsError(f"no free rotated name for {path.name}")
 
 
 def read_entries(path: Path) -> Iterator[dict[str, Any]]:

@@ -23,14 +23,11 @@ from typing import Any
 from tersify.contract import FallbackReason, ToolType
 from tersify.errors import ProviderError
 from tersify.worker.model.providers.base import AnswerFormat, Completion
-from tersify.worker.shrink.quotes import take
-from tersify.worker.summarize.view import ModelView
+from tersify.worker.shrink import KINDS, ModelView, kind_of, take
 
 MAX_QUOTES = 16
 """Most line ranges one answer may give."""
-FULL_OUTPUT_TYPES = frozenset(
-    {ToolType.FILE_CONTENT, ToolType.STRUCTURED_DATA, ToolType.WEB_CONTENT}
-)
+FULL_OUTPUT_TYPES = frozenset(t for t, kind in KINDS.items() if kind.full_output_flag)
 """Types an agent may need whole (a file to edit, records whose every field matters, a page to
 read): their answers may say so. A command's, a search's or a listing's evidence is its lines."""
 FULL_OUTPUT_NOTE = (
@@ -91,7 +88,7 @@ _PROSE_HELP = {
 
 def answer_shape(tool_type: ToolType) -> AnswerShape:
     """The answer ``tool_type``'s prompt asks for."""
-    prose = ("before", "after") if tool_type is ToolType.FILE_CONTENT else ("summary",)
+    prose = ("before", "after") if kind_of(tool_type).numbered_file else ("summary",)
     return AnswerShape(prose, tool_type in FULL_OUTPUT_TYPES)
 
 

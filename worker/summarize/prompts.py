@@ -3,49 +3,19 @@ its lines numbered, the answer a JSON object of prose and line ranges to quote."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tersify.contract import PendingSummary, ToolType
 from tersify.text.sanitize import sanitize
 from tersify.worker.model.fence import Fence
 from tersify.worker.model.providers.base import ModelRequest
 from tersify.worker.model.tokens import answer_token_cap
-from tersify.worker.shrink.textcut import clip
+from tersify.worker.shrink import KINDS, ModelView, clip, kind_of, model_view
 from tersify.worker.summarize.answers import AnswerShape, answer_shape
-from tersify.worker.summarize.view import ModelView, file_sections, output_view
+from tersify.worker.summarize.view import file_sections
 
-FOCUS: dict[ToolType, str] = {
-    ToolType.FILE_CONTENT: (
-        "The output is the content of a file, in three parts: the lines before the relevant "
-        "range, the relevant range, and the lines after it, each line a LINE#HH| hashline. The "
-        "relevant range reaches the agent verbatim, between your two parts: never repeat it. "
-        'Describe in "before" the structure of the lines before the range (the main definitions '
-        "with their line numbers), and in \"after\" the same for the lines after it ('none' for "
-        "an empty part); quote only lines outside the range that the agent needs exactly."
-    ),
-    ToolType.SEARCH_RESULTS: (
-        "The output is search results. Summarize the matching paths with their hit counts, "
-        "grouped by file; quote first the hits that answer the agent's intent."
-    ),
-    ToolType.DIRECTORY_LISTING: (
-        "The output is a directory listing. Group the entries by type and folder with counts, "
-        "name the key files (build and config files, entry points, tests, the largest ones) and "
-        "quote any error lines."
-    ),
-    ToolType.COMMAND_OUTPUT: (
-        "The output is a command's output. Give the outcome first (success or failure, exit code, "
-        "test totals) and fold repeated lines into one with a count; quote the error messages, "
-        "failing test ids and file:line locations."
-    ),
-    ToolType.STRUCTURED_DATA: (
-        "The output is structured data (JSON, YAML or a table). Describe its shape briefly, then "
-        "give names, versions and key fields; quote the records relevant to the agent's intent."
-    ),
-    ToolType.WEB_CONTENT: (
-        "The output is a web page or document. Give its main facts and quote the passages "
-        "relevant to the agent's intent."
-    ),
-}
+FOCUS: dict[ToolType, str] = {tool_type: kind.focus for tool_type, kind in KINDS.items()}
+"""What each kind's prompt asks the model to focus on (``ToolKind.focus``)."""
 SYSTEM_TEMPLATE = (
     "You shrink the output of a tool an AI agent ran, so the agent can go on without reading "
     "all of it. {focus}\n"
@@ -121,11 +91,12 @@ def build_request(
     model's summaries of what comes before and after it.
     """
     clean = sanitize(job.output)
-    if tool_type is ToolType.FILE_CONTENT:
+    kind = kind_of(tool_type)
+    if kind.numbered_file:
         limit, wanted = max_input_chars, job.relevant_lines
         view = file_sections(clean, wanted, limit, job.query, max_verbatim_chars)
     else:
-        view = output_view(clean, tool_type, max_input_chars, job.query)
+        view = model_view(clean, tool_type, max_input_chars, job.query)
     shape = answer_shape(tool_type)
     fence = Fence()
     fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
@@ -133,9 +104,9 @@ def build_request(
     names = [name for name, value in fields.items() if value]
     body = view.body
     system = SYSTEM_TEMPLATE.format(
-        focus=FOCUS[tool_type],
+        focus=kind.focus,
         tag=fence.tag("tool_output"),
-        label=LABELS[tool_type is ToolType.FILE_CONTENT],
+        label=LABELS[kind.numbered_file],
         rule=fence.rule(*names, "tool_output"),
         intent=INTENT_NOTE.format(tag=fence.tag("query")) if job.query else "",
         prose=PROSE_RULES[shape.prose].format(limit=max_summary_chars),
@@ -153,7 +124,8 @@ def build_request(
         input_truncated=view.truncated,
         answer_format=shape.answer_format(),
     )
-    return SummaryPrompt(request, view, shape)
+    # the request holds the view's text now: the prompt keeps the view's lines, not a copy
+    return SummaryPrompt(request, replace(view, body=""), shape)
 
 
 QUOTE_TOKENS = 200

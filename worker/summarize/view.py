@@ -1,55 +1,12 @@
-"""What a model reads of an output: its lines numbered, cut by the engine to the input cap.
+"""A file as a model reads it: three sections, the relevant range between them kept verbatim.
 
-Every line the model reads carries its number (``N|line``; a file's as ``N#HH|line``
-hashlines), and the numbers are the output's own even where the engine left lines out (each run
-of them one ``… 12 lines …`` marker), so the model points at lines instead of retyping them.
-Where very long lines make up most of an output that must be cut (minified JSON, a one-line
-log), the engine first reflows them (``worker.shrink.reflow``) and the pieces are the numbered
-lines. The view keeps which lines the model was shown: an answer may quote only those.
+Any other output is read as the shrink's ``model_view`` makes it (``worker.shrink``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tersify.contract import LineRange, ToolType
-from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import choose
-from tersify.worker.shrink.fallback import model_plan
-from tersify.worker.shrink.files import file_part, file_view, range_quote, relevant_range
-from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote, plain_lines
-from tersify.worker.shrink.reflow import as_doc
-from tersify.worker.shrink.render import render
-
-
-@dataclass(frozen=True, slots=True)
-class ModelView:
-    """The numbered text a model reads, the lines behind it, and which of them it was shown.
-
-    ``fixed`` is a file's relevant range: given to the agent verbatim whatever the answer.
-    """
-
-    body: str
-    source: NumberedLines
-    seen: frozenset[int]  # indices of the lines shown (whole or clipped)
-    truncated: bool
-    fixed: Quote = NO_QUOTE
-
-
-def output_view(text: str, tool_type: ToolType, limit: int, query: str | None) -> ModelView:
-    """Any output but a file, as ``N|line`` lines: all of them when they fit in ``limit``
-    chars, else the lines the engine keeps (``worker.shrink.fallback.model_view``'s cut)."""
-    if len(text) <= limit:  # the numbers only add: a longer text cannot fit
-        doc = Doc(text)
-        source = plain_lines(doc.lines)
-        whole = "\n".join(source.label(i, line) for i, line in enumerate(doc.lines))
-        if len(whole) <= limit:
-            return ModelView(whole, source, frozenset(range(len(doc))), truncated=False)
-    doc = as_doc(text, tool_type)
-    source = plain_lines(doc.lines)
-    shown = choose(doc, tool_type, query, model_plan(tool_type, limit, source.label))
-    body = render(doc.lines, shown, numbered=source.label)
-    return ModelView(body, source, frozenset(shown), truncated=True)
+from tersify.contract import LineRange
+from tersify.worker.shrink import ModelView, file_part, file_view, range_quote, relevant_range
 
 
 def file_sections(
@@ -64,7 +21,7 @@ def file_sections(
     """
     view = file_view(text)
     source = view.numbered()
-    lines = relevant_range(view, query, wanted)
+    lines = relevant_range(view, view.reading(query), wanted)
     fixed = range_quote(view, lines, verbatim_limit)
     verbatim = fixed.text(source)
     numbers = view.numbers
@@ -88,3 +45,6 @@ def file_sections(
     body = "\n".join(f"{head}\n{part}" for head, part in parts if part)
     seen = frozenset(seen_before) | fixed.shown | frozenset(seen_after)
     return ModelView(body, source, seen, cut_one or cut_two, fixed)
+
+
+__all__ = ["ModelView", "file_sections"]

@@ -1,0 +1,97 @@
+"""Headers: the lines that head what follows them, found once per text.
+
+A Markdown or underlined heading, a ``commit <sha>`` line, a diff's file and hunk, a release
+heading (``## 1.2.3``, a Debian changelog entry), a banner (``==== FAILURES ====``,
+``____ test_x ____``), a section name in capitals, a line ending in a colon (``./dir:`` of
+``ls -lR``), a file path heading its search hits. A ``Doc`` holds its headers
+(``Doc.headers``); ``ancestry`` shows the one above a line with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tersify.worker.shrink.lines import newlines_before
+
+_HEADER = re.compile(
+    r"#{1,6}[ \t]+\S"  # Markdown heading
+    r"|(?i:commit)[ ][0-9a-f]{7,64}\b"  # a git log entry
+    r"|diff[ ]--git[ ]|\+\+\+[ ]\S|Index:[ ]\S|@@[ ][-+]\d"  # a diff's file and hunk
+    r"|==>[ ].*[ ]<==\s*$"  # head/tail of several files
+    r"|[=_*#~+-]{3,}[ ]?[^\s=_*#~+-].*[=_*#~+-]{3,}\s*$"  # ==== FAILURES ====
+    r"|\[?v?\d+(?:\.\d+){1,2}(?![.\d])(?:[-+~][\w.]+|[a-z]+\d*)?\]?"  # a release: 1.2.3,
+    r"(?:\s*$|\s+\(|\s+-\s+\d|\s+/\s|:)"  # alone, or with a date: 1.2 (2024-01-02)
+    r"|[\w.+-]+[ ]\([^)\s]+\)[ ][\w-]+(?:[ ][\w-]+)*;[ ]urgency="  # Debian changelog
+    r"|(?i:version|release)[ ]v?\d"
+    r"|[A-Z][A-Z0-9 /&_-]{2,60}\s*$"  # a section name in capitals
+    r"|[^\s:][^\n]{0,200}?[^:\s)]:[ \t]*$"  # ./dir:  Section:  (not C++ "Foo::", code "f(x):")
+)
+UNDERLINE = re.compile(r"\s*(?:={3,}|-{3,})\s*$")
+_GREP_HEADING_HIT = re.compile(r"\d+[:-]")
+_PATH_LINE = re.compile(r"(?:\./|/)?[\w@+.,=~-]+(?:/[\w@+.,=~ -]*)*\.\w{1,8}\s*$")
+
+GENERIC_LEVEL = 5
+
+
+# Where a header may start, found by fast scans of the whole text (each led by a newline, so
+# the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
+_MAYBE = re.compile(
+    r"\n(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
+    r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
+    r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
+)  # make the line above them a candidate too
+_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
+
+
+def is_header(lines: list[str], index: int) -> bool:
+    """Whether line ``index`` of ``lines`` heads what follows it (a heading, a banner, ...)."""
+    line = lines[index]
+    if not line or line[0] in " \t":
+        return False
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    if following[:1] in ("=", "-") and UNDERLINE.match(following) and len(line.strip()) >= 2:
+        return True
+    if following[:1].isdigit() and _PATH_LINE.match(line) and _GREP_HEADING_HIT.match(following):
+        return True  # a file path alone on its line, its hits below it as "12:text" (rg)
+    return _HEADER.match(line) is not None
+
+
+def find_headers(text: str, lines: list[str]) -> list[int]:
+    """Every header line of ``text`` (split as ``lines``), in order."""
+    text = "\n" + text + "\n"  # the first and the last line are found like the others
+    # Each candidate line is named by the offset in ``text`` of the newline before it.
+    before: set[int] = set()
+    for m in _MAYBE.finditer(text):
+        at = m.start()
+        before.add(at)
+        if m.lastindex and at:  # an underline or a first search hit: the line above too
+            above = text.rfind("\n", 0, at)
+            if not (m.group(1)[0].isdigit() and text[above + 1 : above + 2].isdigit()):
+                before.add(above)
+    # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
+    # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
+    for m in _ENDS_IN_COLON.finditer(text):
+        at = text.rfind("\n", 0, m.start())
+        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+            before.add(at)
+    urgency = text.find("; urgency=")  # a Debian changelog entry
+    while urgency != -1:
+        before.add(text.rfind("\n", 0, urgency))
+        urgency = text.find("; urgency=", urgency + 1)
+    return [
+        i for i in newlines_before(text, sorted(before)) if i < len(lines) and is_header(lines, i)
+    ]
+
+
+def header_level(line: str) -> int:
+    """How outer a header is: a commit 0, a file 1, a hunk 2, Markdown by its ``#`` count,
+    anything else 5 (the nearest one is shown, no further)."""
+    if line.startswith(("commit ", "Commit ")):
+        return 0
+    if line.startswith(("diff ", "+++ ", "Index: ", "==> ")):
+        return 1
+    if line.startswith("@@ "):
+        return 2
+    if line.startswith("#"):
+        return len(line) - len(line.lstrip("#"))
+    return GENERIC_LEVEL
