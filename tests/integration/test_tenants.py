@@ -75,7 +75,7 @@ def test_a_tenant_over_its_daily_spend_is_refused_until_midnight_and_its_cost_is
         **provider_env(fake_model, "anthropic"),
         metrics_port=str(port),
         tenants=TENANTS,
-        model_prices=f"{settings.anthropic_model}=1/5",
+        model_prices="claude-haiku-4-5-20251001=1/5",
     )
     api = start_api()
     first = submit(api, BETA, "beta-spend")
