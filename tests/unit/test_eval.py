@@ -169,6 +169,7 @@ def test_split_is_refused_for_a_corpus_that_is_not_split(
     assert code == 2 and "no tune/ and check/" in err
 
 
+@pytest.mark.timeout(900)  # four methods over the whole corpus: 64 s alone at a load of 10
 def test_the_shipped_corpus_keeps_at_least_its_recorded_floors(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
