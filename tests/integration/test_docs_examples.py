@@ -1,13 +1,15 @@
 """The docs cannot drift: the README's walkthrough and the API's curl session are typed into a
 real bash, against a real redis-server, worker and API, and what they show is checked by shape;
-every ``tersify`` command line in the README and docs/ names only flags its command has."""
+the Python examples of the README, INTEGRATION and GATE run against a real worker; every
+``tersify`` command line in the README and docs/ names only flags its command has."""
 
 from __future__ import annotations
 
 import argparse
+import base64
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from tersify.settings import Settings
 from tersify.worker.cli import _parser
 from tersify.worker.cli.commands import COMMANDS
 from tersify.worker.processes.redis_server import free_port
+from tersify.worker.processes.worker_process import WorkerProcess
 from tests.docsessions import (
     Outcome,
     Shell,
@@ -187,3 +190,37 @@ def test_the_runner_matches_by_shape_and_refuses_a_drifted_output() -> None:
         "curl localhost:40123/v1/summaries/0a1b2c3d4e"
     )
     assert session("$ a \\\n    b\nout\n# note\n$ c")[0] == Step("a \\\n    b", ["out"])
+
+
+PYTHON_EXAMPLES = [
+    ("README.md", "Five ways in"),
+    ("docs/INTEGRATION.md", "2. The Python producer: a backend you write"),
+    ("docs/GATE.md", "Using it from a backend"),
+]
+
+
+@pytest.mark.parametrize(("doc", "heading"), PYTHON_EXAMPLES, ids=[d for d, _ in PYTHON_EXAMPLES])
+def test_the_docs_python_examples_run_against_a_real_worker(
+    doc: str,
+    heading: str,
+    settings: Settings,
+    start_worker: Callable[..., WorkerProcess],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    start_worker()  # no webhook secret: a callback the example names is queued, never sent
+    monkeypatch.setenv("TERSIFY_REDIS_URL", settings.redis_url)
+    monkeypatch.setenv("TERSIFY_WEBHOOK_ALLOWED_URLS", "https://hooks.example.com/")
+    monkeypatch.setenv("TERSIFY_WEBHOOK_SECRET", "whsec_" + base64.b64encode(b"k" * 32).decode())
+    example = block_after((ROOT / doc).read_text(), heading, language="python").text
+    log_text = "".join(f"tests/test_{i}.py::test_case PASSED\n" for i in range(300))
+    log_text += "tests/test_zip.py::test_crc FAILED\n"
+    namespace: dict[str, object] = {"log_text": log_text}
+    exec(compile(example, f"{doc} ({heading})", "exec"), namespace)  # noqa: S102 - the docs' code
+    printed = capsys.readouterr().out
+    if "on_user_input" in namespace:  # the gate example defines what a backend calls
+        on_user_input = namespace["on_user_input"]
+        assert callable(on_user_input) and on_user_input("sess-42", "hi") == ["hi"]
+    else:
+        assert printed.startswith("extractive "), printed
+        assert "test_crc FAILED" in printed
