@@ -180,11 +180,9 @@ def _engine(legacy: bool) -> tuple[Any, Any, Any]:
     this tree's library (``tersify.worker.shrink``) or a revision's older modules."""
     worker = "tersify.worker"
     grounding = importlib.import_module(f"{worker}.summarize.grounding")
-    try:
-        shrink = importlib.import_module(f"{worker}.shrink")
+    shrink = importlib.import_module(f"{worker}.shrink")
+    if hasattr(shrink, "extract"):  # the library's exports, from its first revision on
         return shrink.extract, shrink.fallback_truncate, grounding
-    except ImportError:
-        pass
     extractive = importlib.import_module(f"{worker}.shrink.extractive")
     fallback = importlib.import_module(f"{worker}.shrink.fallback")
     return extractive.extract, fallback.fallback_truncate, grounding

@@ -129,7 +129,7 @@ class Doc:
         """The query's term weights over this text's lines (computed once per query)."""
         known = self._weights.get(query.terms)
         if known is None:
-            known = weigh_terms(query.terms, self.low, self.units)
+            known = weigh_terms(query.terms, self.low, self.units, self.hits.count)
             self._weights[query.terms] = known
         return known
 

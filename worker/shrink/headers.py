@@ -40,7 +40,7 @@ _MAYBE = re.compile(
     r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
     r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
 )  # make the line above them a candidate too
-_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
+_ENDS_IN_COLON = re.compile(r":[ \t]*\n(?![ \t])")  # the line below not indented
 
 
 def is_header(lines: list[str], index: int) -> bool:
@@ -72,7 +72,7 @@ def find_headers(text: str, lines: list[str]) -> list[int]:
     # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
     for m in _ENDS_IN_COLON.finditer(text):
         at = text.rfind("\n", 0, m.start())
-        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+        if text[at + 1] not in " \t":
             before.add(at)
     urgency = text.find("; urgency=")  # a Debian changelog entry
     while urgency != -1:

@@ -24,7 +24,7 @@ from tersify.worker.shrink.document import Doc, Hits
 from tersify.worker.shrink.kinds import ToolKind
 from tersify.worker.shrink.lines import LineLocator
 from tersify.worker.shrink.query import Query
-from tersify.worker.shrink.terms import TermWeights
+from tersify.worker.shrink.terms import TermWeights, rare_share
 from tersify.worker.shrink.textcut import ELLIPSIS
 from tersify.worker.shrink.worth import LineFeatures, first_worth, line_worth
 
@@ -165,8 +165,9 @@ class _Entry:
     kind: Kind
     anchor: int
     count: int = 1
-    # The snippet and its query score when already computed (query lines are scored on sight).
-    shown: tuple[int, int, str, float] | None = None
+    # The snippet, its query score and its heaviest term's weight when already computed
+    # (query lines are scored on sight).
+    shown: tuple[int, int, str, float, float] | None = None
 
 
 def _score(
@@ -186,7 +187,8 @@ def _score(
         else:
             entry.count += 1
             entry.kind = max(entry.kind, kind)
-    if weights:
+    weighed = bool(weights)
+    if weighed:
         _add_query_lines(text, doc.hits, weights, spans, entries)
     kept = list(entries.values())
     if len(kept) > _MAX_ITEMS:
@@ -198,14 +200,15 @@ def _score(
         number += text.count("\n", counted, entry.start)
         counted = entry.start
         if entry.shown is not None:
-            lo, hi, shown, q = entry.shown
+            lo, hi, shown, q, best = entry.shown
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
-            q = weights.score(low[lo:hi]) if weights else 0.0
+            held, best = weights.held(low[lo:hi]) if weighed else (0.0, 0.0)
+            q = held / weights.total if weighed else 0.0
         q *= length_norm(hi - lo, mean)
         # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
         # it outranks the generic errors a log is full of; common terms add little.
-        rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
+        rare = rare_share(best, units) if weighed and q else 0.0
         features = LineFeatures(entry.kind, q, rare, entry.count)
         weight = line_worth(features)
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count, features))
@@ -260,14 +263,16 @@ def _add_query_lines(
             seen.add(key)
         lo, hi, shown = _snippet(text, start, end, pos)
         window = low[lo:hi]
-        q = sum(w for t, w in terms if t in window) / total  # weights.score, total hoisted
+        found = [w for t, w in terms if t in window]  # weights.held, the items hoisted
+        q = sum(found) / total
+        best = max(found, default=0.0)
         # Keep a line holding a strong term even when the query has many other words.
-        if q < 0.2 and not any(w >= strong for t, w in terms if t in window):
+        if q < 0.2 and best < strong:
             continue
         fold_key = shown.strip()
         entry = entries.get(fold_key)
         if entry is None:
-            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos, shown=(lo, hi, shown, q))
+            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos, shown=(lo, hi, shown, q, best))
         elif entry.start != start:
             entry.count += 1
 
