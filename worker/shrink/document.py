@@ -42,6 +42,11 @@ def positions(low: str, needles: tuple[str, ...], limit: int = POSITIONS_LIMIT) 
     return found
 
 
+def _borderless(word: str) -> bool:
+    """Whether no proper start of ``word`` is also its end: two occurrences cannot overlap."""
+    return all(word[:k] != word[-k:] for k in range(1, len(word)))
+
+
 class Hits:
     """Where needles occur in one lower-cased text; each needle is searched for once.
 
@@ -52,20 +57,47 @@ class Hits:
     def __init__(self, low: str) -> None:
         self.low = low
         self._found: dict[str, list[int]] = {}
+        self._counts: dict[str, int] = {}
 
     def of(self, needle: str) -> list[int]:
-        """``positions(low, (needle,))``, computed once."""
+        """``positions(low, (needle,))``, computed once: read off the positions of a word it
+        starts with when those are all known (a traceback's header off "traceback")."""
         found = self._found.get(needle)
         if found is None:
-            found = self._found[needle] = positions(self.low, (needle,))
+            found = self._derived(needle)
+            if found is None:
+                found = positions(self.low, (needle,))
+            self._found[needle] = found
         return found
 
+    def _derived(self, needle: str) -> list[int] | None:
+        """Where ``needle`` occurs, from a known complete list of a prefix of it; None if none.
+
+        Exact when neither can overlap itself: every occurrence of ``needle`` is then one of
+        its prefix's, and the scans found every occurrence of both.
+        """
+        if not _borderless(needle):
+            return None
+        low = self.low
+        for prefix, places in self._found.items():
+            if (
+                len(places) < POSITIONS_LIMIT
+                and needle.startswith(prefix)
+                and len(prefix) < len(needle)
+                and _borderless(prefix)
+            ):
+                return [at for at in places if low.startswith(needle, at)]
+        return None
+
     def count(self, needle: str) -> int:
-        """How often ``needle`` occurs (as ``low.count``), from an earlier complete scan if any."""
-        found = self._found.get(needle)
-        if found is not None and len(found) < POSITIONS_LIMIT:
-            return len(found)
-        return self.low.count(needle)
+        """How often ``needle`` occurs (as ``low.count``), counted once: from an earlier
+        complete scan if any."""
+        known = self._counts.get(needle)
+        if known is None:
+            found = self._found.get(needle)
+            complete = found is not None and len(found) < POSITIONS_LIMIT
+            known = self._counts[needle] = len(found) if complete else self.low.count(needle)
+        return known
 
     def known(self, needle: str) -> list[int] | None:
         """The positions of ``needle`` if it was already searched for."""

@@ -309,6 +309,8 @@ def _find_at_most(hits: Hits, needle: str, most: int) -> list[int] | None:
     if known is not None:
         # A complete list unless the search stopped at its limit, far above ``most``.
         return known if len(known) <= most else None
+    if hits.count(needle) > most:  # counted once per text, at C speed
+        return None
     low = hits.low
     found: list[int] = []
     pos = low.find(needle)
