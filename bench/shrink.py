@@ -14,6 +14,11 @@ the same inputs: each of
 ``--rounds`` rounds runs this tree, then REF, each in a fresh process, so drift of a shared
 machine shows in both columns alike; the medians over the rounds are printed side by side,
 with ``against: fallback_ms=C extractive_ms=D ref=REF`` before the last line.
+
+``--clock cpu`` times each run by the process's own CPU time rather than the wall clock (on a
+shared, loaded machine the wall clock measures the others' work too). ``--content flood`` gives
+every type the same input: compiler errors on every line, the flood whose cost must stay
+bounded.
 """
 
 from __future__ import annotations
@@ -125,17 +130,29 @@ LINES: dict[ToolType, Callable[[random.Random, int, int], str]] = {
 }
 
 
+def flood(rng: random.Random, i: int, size: int) -> str:
+    """A compiler that reports an error on every line (``--content flood``, for every type)."""
+    return f"src/{_path(rng)}:{i % 9000}:{i % 80}: error: expected ';' before '}}' in f_{i}"
+
+
+FLOOD = False
+"""``--content flood``: every type's input is ``flood`` lines, the case that must stay linear."""
+
+
 def generate(tool_type: ToolType, size: int) -> str:
     """A deterministic output of ``tool_type`` of about ``size`` chars."""
     rng = random.Random(f"{SEED}-{tool_type.value}")
     lines: list[str] = []
     total = 0
     i = 0
+    make = flood if FLOOD else LINES[tool_type]
     while total < size:
-        line = LINES[tool_type](rng, i, size)
+        line = make(rng, i, size)
         lines.append(line)
         total += len(line) + 1
         i += 1
+    if FLOOD:
+        return "\n".join(lines) + "\n"
     if tool_type is ToolType.STRUCTURED_DATA:
         lines[-1] = lines[-1].rstrip(",")
         return "[\n" + "\n".join(lines) + "\n]\n"
@@ -198,6 +215,7 @@ _CHILD = (
     "import json, sys, time; root, legacy = sys.argv[1], sys.argv[5] == 'legacy'; "
     "sys.path[:0] = [p for p in (root, sys.argv[2]) if p]; import shrink; "
     "shrink.CLOCK = time.process_time if sys.argv[6] == 'cpu' else time.perf_counter; "
+    "shrink.FLOOD = sys.argv[7] == 'flood'; "
     "ToolType = __import__('producer.contract' if legacy else 'tersify.contract', "
     "fromlist=['ToolType']).ToolType; "
     "print(json.dumps({t.value: shrink.measure(t, shrink.generate(t, int(sys.argv[3])), "
@@ -232,7 +250,8 @@ def timed_in_child(
     the installed one, this tree)."""
     layout = "legacy" if legacy else "tersify"
     clock = "cpu" if CLOCK is time.process_time else "wall"
-    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout, clock]
+    content = "flood" if FLOOD else "typed"
+    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout, clock, content]
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args],
         check=True,
@@ -284,9 +303,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--clock", choices=("wall", "cpu"), default="wall", help="what a run's time counts"
     )
+    parser.add_argument(
+        "--content",
+        choices=("typed", "flood"),
+        default="typed",
+        help="each type's own lines, or compiler errors on every line for every type",
+    )
     args = parser.parse_args(argv)
-    global CLOCK
+    global CLOCK, FLOOD
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    FLOOD = args.content == "flood"
     size, runs = (65_536, 1) if args.quick else (args.size, max(1, args.runs))
     if args.against:
         return against(args.against, size, runs, max(1, args.rounds))

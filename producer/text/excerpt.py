@@ -116,6 +116,9 @@ class ExcerptBuilder:
         stored_bytes: int,
         tool_type: Callable[[str], ToolType],
         query: str | None = None,
+        *,
+        word_lines: int = WORD_LINES,
+        sample_every: int = SAMPLE_EVERY,
     ) -> None:
         self.max_bytes = max_bytes
         self.stored_bytes = stored_bytes
@@ -126,7 +129,8 @@ class ExcerptBuilder:
         self._type = ToolType.COMMAND_OUTPUT
         self._words = query_words(query)
         self._needles = tuple(dict.fromkeys((*NEEDLES, *self._words)))
-        self._left = dict.fromkeys(self._needles, WORD_LINES)  # lines still weighed one by one
+        self._left = dict.fromkeys(self._needles, word_lines)  # lines still weighed one by one
+        self._sample_every = max(1, sample_every)
         self._flooding: tuple[str, ...] = ()
         self._pushed = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")("tersify.note-replace")
@@ -282,14 +286,15 @@ class ExcerptBuilder:
             self._consider(line, low[start : start + len(line)], line_index)
 
     def _sampled(self, block: _Block, low: str) -> list[int]:
-        """Where the lines of ``block`` numbered a multiple of ``SAMPLE_EVERY`` start, of those
+        """Where the lines of ``block`` numbered a multiple of ``sample_every`` start, of those
         holding a flooding word: a flood is weighed at a bounded rate, the same however the
         output was chunked."""
         lines = low.split("\n")
         offsets = list(accumulate(map(len, lines), initial=0))
         found: list[int] = []
-        first = -block.first_line % SAMPLE_EVERY
-        for index in range(first, len(lines), SAMPLE_EVERY):
+        every = self._sample_every
+        first = -block.first_line % every
+        for index in range(first, len(lines), every):
             line = lines[index]
             if any(word in line for word in self._flooding):
                 found.append(offsets[index] + index)  # the chars and newlines before it

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tersify.text.cut import safe_end, safe_start
 from tersify.text.signals import LONG_LINE, Kind, classify_line
-from tersify.worker.shrink.document import Doc, Hits
+from tersify.worker.shrink.document import Doc, Hits, spread
 from tersify.worker.shrink.kinds import ToolKind
 from tersify.worker.shrink.lines import LineLocator
 from tersify.worker.shrink.query import Query
@@ -86,20 +86,6 @@ def _snippet(text: str, start: int, end: int, pos: int) -> tuple[int, int, str]:
     return lo, hi, (ELLIPSIS if lo > start else "") + body + (ELLIPSIS if hi < end else "")
 
 
-def _spread(positions: list[int], limit: int) -> list[int]:
-    """At most about ``limit`` positions: all of the first and last tenth, an even spread between.
-
-    A flood of error lines (a 2 MB lint run) would otherwise cost seconds; the folded counts
-    then undercount, but the lines that differ still surface.
-    """
-    if len(positions) <= limit:
-        return positions
-    edge = limit // 10
-    middle = positions[edge : len(positions) - edge]
-    tail = positions[len(positions) - edge :]
-    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + tail
-
-
 def find_salient(doc: Doc, kind: ToolKind, query: Query) -> list[Salient]:
     """Salient lines of ``doc`` (sanitized), identical ones folded, most important first."""
     text = doc.text
@@ -114,7 +100,7 @@ def find_salient(doc: Doc, kind: ToolKind, query: Query) -> list[Salient]:
     locator = LineLocator(text)
     kinds: dict[str, Kind | None] = {}
     line_end = -1
-    for pos in _spread(hits.merged(kind.anchors), _MAX_CANDIDATES):
+    for pos in spread(hits.merged(kind.anchors), _MAX_CANDIDATES):
         if pos <= line_end:
             continue
         _, line_start, line_end = locator.locate(pos)
@@ -291,7 +277,7 @@ def _query_positions(hits: Hits, weights: TermWeights, limit: int) -> list[int]:
     if not informative:
         return []
     # The rarest term always counts, however often it occurs.
-    rarest = _spread(list(hits.of(informative[0])), limit)
+    rarest = spread(list(hits.of(informative[0])), limit)
     others: list[int] = []
     for term in informative[1:]:
         more = _find_at_most(hits, term, _MAX_QUERY_POSITIONS - len(rarest) - len(others))
@@ -300,7 +286,7 @@ def _query_positions(hits: Hits, weights: TermWeights, limit: int) -> list[int]:
         others.extend(more)
     others.sort()
     room = limit - len(rarest)
-    return sorted(rarest + (_spread(others, room) if room > 0 else []))
+    return sorted(rarest + (spread(others, room) if room > 0 else []))
 
 
 def _find_at_most(hits: Hits, needle: str, most: int) -> list[int] | None:
