@@ -36,7 +36,7 @@ GENERIC_LEVEL = 5
 # Where a header may start, found by fast scans of the whole text (each led by a newline, so
 # the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
 _MAYBE = re.compile(
-    r"\n(?=[#@cdv0-9A-Z+=*~\[_-])"  # the first chars below, tested at once: most lines fail here
+    r"\n(?=[#@cdrv0-9A-Z+=*~\[_-])"  # the first chars below, tested at once: most lines fail here
     r"(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
     r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
     r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
