@@ -21,7 +21,6 @@ from tersify.gate import AsyncSessionGate
 from tersify.settings import Settings
 from tersify.store import redis_url
 from tersify.store.commands import load
-from tersify.store.publisher import Publisher
 
 # How often a waiter past the blocking slots looks for its result.
 _POLL_SECONDS = 0.25
@@ -108,17 +107,14 @@ class AsyncCompactionHandle:
 
 
 class AsyncProducer:
-    """``Producer`` for asyncio backends: the same operations, as coroutines.
-
-    Publishing runs in a thread (the queue writer's Redis client blocks).
-    """
+    """``Producer`` for asyncio backends: the same operations, as coroutines, every Redis
+    call (publishing included) on one ``redis.asyncio`` client."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self._redis = redis_url.async_redis_client(self.settings)
         self._gate_redis = redis_url.async_redis_client(self.settings, decode=True)
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
-        self._publisher = Publisher(self.settings)
         self._results = ListHeadWaiter(self._redis, self.settings)
         self._compute = asyncio.Semaphore(core.COMPUTE_SLOTS)
 
@@ -194,15 +190,6 @@ class AsyncProducer:
                     return await load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
             return await self.gate.run(step.call)
-        if isinstance(step, core.Publish):
-            return await asyncio.to_thread(
-                self._publisher.publish,
-                step.task,
-                step.message,
-                step.queue,
-                step.task_id,
-                step.headers,
-            )
         if isinstance(step, core.Compute):
             async with self._compute:
                 return await asyncio.to_thread(step.function, *step.args)
@@ -210,7 +197,6 @@ class AsyncProducer:
 
     async def close(self) -> None:
         """Close connections."""
-        self._publisher.close()
         await redis_url.aclose(self._redis)
         await redis_url.aclose(self._gate_redis)
 

@@ -32,6 +32,8 @@ DEFAULT_LIMIT: Final = 200
 MAX_LIMIT: Final = 10_000
 MAX_GREP_CHARS: Final = 1000
 REF_PATTERN: Final = r"^[0-9a-f]{32}$"
+MAX_OFFSET: Final = 2**31
+"""The largest ``offset`` a read takes (an output has fewer lines by far)."""
 SLICE_CHARS: Final = 1 << 20
 
 
@@ -88,8 +90,8 @@ def stage_output(
 
 def check_request(offset: int, limit: int, grep: str | None) -> None:
     """Refuse a read outside the bounds with ``InvalidJobError`` (before touching Redis)."""
-    if offset < 0 or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidJobError(f"offset must be >= 0 and limit within 1..{MAX_LIMIT}")
+    if not 0 <= offset <= MAX_OFFSET or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidJobError(f"offset must be within 0..{MAX_OFFSET} and limit 1..{MAX_LIMIT}")
     if grep is not None and not 1 <= len(grep) <= MAX_GREP_CHARS:
         raise InvalidJobError(f"grep must be 1..{MAX_GREP_CHARS} characters")
 
@@ -207,7 +209,9 @@ def read_output(
     if replies[0] is None:
         raise JobNotFoundError(f"no output {ref!r} (expired)")
     found: OutputRange = yield Compute(_window_of_blob, (ref, replies[0], offset, limit, grep))
-    if job_id is not None:  # a link staged before reads were counted names no job
+    # a read that found nothing (a grep without a match, an offset past the end) read nothing
+    # back; a link staged before reads were counted names no job
+    if job_id is not None and found.lines:
         kind = rereads.summary_kind(stored[3], replies[1])
         counting = rereads.count(settings, job_id, kind)
         if settings.keep_read_lines:

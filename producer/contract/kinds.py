@@ -46,6 +46,7 @@ class FallbackReason(StrEnum):
     OVERSIZED = "oversized"
     DEADLINE = "deadline"
     LEASE_EXPIRED = "lease_expired"
+    QUEUED_TOO_LONG = "queued_too_long"  # no worker took the job before its unrenewed hold ran out
     UNGROUNDED = "ungrounded"
     CIRCUIT_OPEN = "circuit_open"
     INTERNAL_ERROR = "internal_error"

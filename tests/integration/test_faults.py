@@ -3,6 +3,7 @@ directory that cannot be written, a model that cuts or drips its answers."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -10,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from tersify.client import Producer
-from tersify.contract import FallbackReason, Method
+from tersify.contract import FallbackReason, Method, Queue
 from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.publisher import Publisher
+from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, close_mid_body, ok, slow_drip
+from tests.helpers import wait_for
 from tests.integration.conftest import provider_env
 
 StartWorker = Callable[..., WorkerProcess]
@@ -35,7 +37,7 @@ def test_sigterm_lets_the_job_in_flight_finish(
         time.sleep(0.02)
     worker.stop()  # SIGTERM: Celery's warm shutdown
     assert worker.returncode == 0
-    assert handle.wait(5).method is Method.LLM
+    assert handle.wait(30).method is Method.LLM
     assert producer.gate.is_open("term")
 
 
@@ -48,11 +50,14 @@ def test_redis_unreachable_at_submit_is_a_typed_error(tmp_path: Path) -> None:
 def test_a_failed_publish_reopens_the_gate_and_leaves_no_job_behind(
     producer: Producer, redis_client
 ) -> None:
-    # The broker alone is unreachable: the payload and the gate are written, then undone.
-    producer._publisher.close()
-    producer._publisher = Publisher(Settings(redis_url="redis://127.0.0.1:1/0"))
-    with pytest.raises(RedisUnavailableError):
-        producer.submit(session_id="half", tool_name="bash", output=LOG, job_id="j" * 32)
+    # The queue alone refuses the entry (it is not a list): the payload and the gate are
+    # written, then undone.
+    redis_client.set(Queue.INTERACTIVE.value, "not a list")
+    try:
+        with pytest.raises(RedisUnavailableError, match="could not publish"):
+            producer.submit(session_id="half", tool_name="bash", output=LOG, job_id="j" * 32)
+    finally:
+        redis_client.delete(Queue.INTERACTIVE.value)
     assert producer.gate.is_open("half")
     assert not redis_client.exists(keys.job_meta("j" * 32))
 
@@ -86,3 +91,27 @@ def test_a_model_that_cuts_or_drips_its_answer_ends_in_the_fallback(
     result = producer.submit(session_id="cut", tool_name="bash", output=LOG).wait(30)
     assert (result.method, result.fallback_reason) == (Method.FALLBACK, reason)
     assert "error: link failed" in result.text
+
+
+def test_a_worker_logs_a_chore_failing_while_redis_is_down_once_and_again_when_it_recovers(
+    start_worker: StartWorker, redis_server: LocalRedis
+) -> None:
+    worker = start_worker(gate_sweep_interval_seconds="0.2")  # a sweep five times a second
+    redis_server.kill()
+    try:
+        wait_for(lambda: chore_events(worker, "chore_failed", "sweep"), "the sweep's failure", 30)
+        time.sleep(3)  # fifteen more sweeps, all failing
+    finally:
+        redis_server.start()
+    wait_for(lambda: chore_events(worker, "chore_recovered", "sweep"), "the sweep's recovery", 60)
+    (failed,) = chore_events(worker, "chore_failed", "sweep")
+    assert "ConnectionError" in str(failed["error"])
+    assert "exception" not in failed  # Redis out of reach: no traceback, it would say nothing
+    (recovered,) = chore_events(worker, "chore_recovered", "sweep")
+    assert int(str(recovered["failed_runs"])) >= 15
+
+
+def chore_events(worker: WorkerProcess, event: str, chore: str) -> list[dict[str, object]]:
+    """The worker's JSON log lines of ``event`` about ``chore``."""
+    lines = (line for line in worker.log().splitlines() if line.startswith("{"))
+    return [e for e in map(json.loads, lines) if e.get("event") == event and e["chore"] == chore]

@@ -10,6 +10,7 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 import redis
 from hypothesis import HealthCheck, example, given
@@ -209,3 +210,102 @@ def turn_with(result: str) -> dict[str, Any]:
             },
         ],
     }
+
+
+def deep_turn(depth: int) -> bytes:
+    """A Messages request whose tool result content is arrays nested ``depth`` deep."""
+    nested = "[" * depth + "]" * depth
+    text = json.dumps(turn_with("placeholder"))
+    return text.replace('"placeholder"', nested).encode()
+
+
+UNREADABLE_BODIES = {
+    "nested 2,000 deep": deep_turn(2000),
+    "nested 100,000 deep": deep_turn(100_000),
+    "not UTF-8": json.dumps(turn_with("x" * 5000)).encode().replace(b"xxxx", b"\xff\xfe", 3),
+    "a duplicate key": b'{"model":"m","messages":[],"input":[],"messages":[],"input":[]}',
+    "trailing garbage": json.dumps(SMALL).encode() + b"}{",
+    "not an object": b"[1, 2, 3]",
+}
+ODD_SHAPES = [
+    {"model": "m", "messages": [{"role": "assistant", "tool_calls": 5}]},
+    {"model": "m", "messages": "x", "input": 7},
+    {"model": ["m"], "messages": [{"role": "user", "content": 3}], "input": [None, 1, "x"]},
+    {"model": "m", "messages": [{"role": "tool", "content": [{"type": "text", "text": 1}]}]},
+    {"model": "m", "input": [{"type": "function_call_output", "output": {"a": 1}}]},
+]
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/chat/completions", "/v1/responses"])
+def test_a_body_the_gateway_cannot_read_goes_upstream_byte_for_byte_with_a_warning(
+    path: str, start_gateway: StartGateway, fake_model: FakeModelServer
+) -> None:
+    gateway = start_gateway()
+    for name, body in UNREADABLE_BODIES.items():
+        before = len(fake_model.requests)
+        answer = exchange(gateway.port, request_bytes("POST", path, body, ANTHROPIC_HEADERS))
+        assert answer.status not in (0, 500), name
+        assert [r.raw for r in fake_model.requests[before:]] == [body], name
+        assert "forwarded as sent" in answer.headers.get("warning", ""), name
+    for shape in ODD_SHAPES:
+        body = json.dumps(shape).encode()
+        before = len(fake_model.requests)
+        answer = exchange(gateway.port, request_bytes("POST", path, body, ANTHROPIC_HEADERS))
+        assert answer.status not in (0, 500), shape
+        assert [r.raw for r in fake_model.requests[before:]] == [body], shape
+    assert gateway.process.alive()
+
+
+def test_every_summary_made_in_time_is_used_however_soon_it_was_ready(
+    start_worker: StartWorker, start_gateway: StartGateway, fake_model: FakeModelServer
+) -> None:
+    start_worker()  # the local summarizer: each summary is ready within milliseconds
+    gateway = start_gateway()
+    count = 150
+    calls, results = [], []
+    for n in range(count):
+        calls.append(
+            {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": "ls"}}
+        )
+        text = "".join(f"result {n} line {i}: ok {i * n}\n" for i in range(250))
+        results.append({"type": "tool_result", "tool_use_id": f"t{n}", "content": text})
+    body = {
+        **SMALL,
+        "messages": [
+            {"role": "user", "content": "List them all."},
+            {"role": "assistant", "content": calls},
+            {"role": "user", "content": results},
+        ],
+    }
+    answer = exchange(
+        gateway.port,
+        request_bytes("POST", "/v1/messages", json.dumps(body).encode(), ANTHROPIC_HEADERS),
+        timeout=120,
+    )
+    assert answer.status == 200
+    assert "warning" not in answer.headers
+    assert answer.headers["tersify-rewrites"] == f"new={count}, reused=0, fallback=0"
+    (forwarded,) = [r for r in fake_model.requests if b"List them all." in r.raw]
+    assert b"result 7 line 100: ok 700" not in forwarded.raw
+
+
+def test_two_agents_without_a_session_header_and_the_same_opening_never_share_a_session(
+    start_gateway: StartGateway,
+) -> None:
+    gateway = start_gateway()
+    body = json.dumps(SMALL).encode()
+
+    def session(headers: dict[str, str], source: str = "127.0.0.1") -> str:
+        transport = httpx.HTTPTransport(local_address=source)
+        with httpx.Client(transport=transport, timeout=30) as http:
+            answer = http.post(gateway.url + "/v1/messages", content=body, headers=headers)
+        return answer.headers["tersify-session"]
+
+    one = session({**ANTHROPIC_HEADERS, "x-api-key": "sk-ant-agent-one"})
+    two = session({**ANTHROPIC_HEADERS, "x-api-key": "sk-ant-agent-two"})
+    assert one != two
+    assert session({**ANTHROPIC_HEADERS, "x-api-key": "sk-ant-agent-one"}) == one
+    keyless = {k: v for k, v in ANTHROPIC_HEADERS.items() if k != "x-api-key"}
+    here, there = session(keyless, "127.0.0.1"), session(keyless, "127.0.0.2")
+    assert here != there and len({one, two, here, there}) == 4
+    assert session(keyless, "127.0.0.1") == here

@@ -129,7 +129,22 @@ def test_a_base_install_runs_tersify_submit_and_names_the_extra_a_worker_needs(
         [tersify, "worker"], env=env, capture_output=True, text=True, timeout=60, check=False
     )
     assert worker.returncode == 2
-    assert "pip install 'tersify[worker" in worker.stderr
+    assert worker.stderr == (
+        "tersify worker: needs celery, from the worker extra: pip install -e '.[worker]' in a "
+        "tersify checkout, or pip install 'dist/tersify-0.1.0-py3-none-any.whl[worker]' with a "
+        "wheel built there (README: Install)\n"
+    )
+    proxy = subprocess.run(
+        [tersify, "mcp-proxy", "--", "true"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proxy.returncode == 2
+    assert "from the mcp extra: pip install -e '.[mcp]'" in proxy.stderr
+    assert "pip install 'tersify[" not in worker.stderr + proxy.stderr  # no index release
 
 
 @pytest.mark.timeout(900)

@@ -211,3 +211,92 @@ def test_the_proxy_passes_progress_through_and_never_shadows_a_servers_tool(
     assert got["own"] == "the server's own tersify_read got abc"
     assert got["count"] == "counted to 3"
     assert got["progress"] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+
+
+PLAIN = [sys.executable, str(Path(__file__).parents[1] / "mcpservers" / "plain.py")]
+
+
+async def drive_plain(settings: Settings) -> dict[str, Any]:
+    """Call the SDK-default server's tools directly and through the proxy; what came back (the
+    client checks structured content against each tool's output schema on the way)."""
+    env = settings.child_env(redis_url=settings.redis_url, log_format="json")
+    got: dict[str, Any] = {}
+    async with (
+        session(PLAIN, env) as direct,
+        session(tersify_argv("mcp-proxy", "--", *PLAIN), env) as proxied,
+    ):
+        got["tools"] = {tool.name: tool for tool in (await proxied.list_tools()).tools}
+        for name in ("build_output", "build_report"):
+            got[f"{name}_full"] = await direct.call_tool(name, {"lines": 3000})
+            got[name] = await proxied.call_tool(name, {"lines": 3000})
+        got["small_direct"] = await direct.call_tool("build_output", {"lines": 5})
+        got["small_proxied"] = await proxied.call_tool("build_output", {"lines": 5})
+        summary = got["build_output"].structured_content["result"]
+        ref = re.search(r'ref="([0-9a-f]{32})"', summary)
+        if ref:
+            got["read_back"] = await proxied.call_tool(
+                "tersify_read", {"ref": ref.group(1), "offset": 0, "limit": 3000}
+            )
+    return got
+
+
+def test_the_proxy_summarizes_text_inside_structured_content_and_keeps_the_output_schema(
+    settings: Settings, start_worker: StartWorker
+) -> None:
+    start_worker()
+    got = anyio.run(drive_plain, settings)
+    from jsonschema import validate
+
+    full = got["build_output_full"].structured_content["result"]
+    assert text_of(got["build_output_full"]) == full  # the SDK's default: text and structure agree
+    summary = got["build_output"].structured_content["result"]
+    assert len(summary) < len(full) / 4 and "tersify_read(ref=" in summary
+    assert "undefined reference to `frobnicate'" in summary
+    assert text_of(got["build_output"]) == summary  # the text block says the same
+    validate(got["build_output"].structured_content, got["tools"]["build_output"].output_schema)
+    assert got["read_back"].content[0].text == full  # the exact output, read back
+
+    report, report_full = got["build_report"], got["build_report_full"]
+    structured, structured_full = report.structured_content, report_full.structured_content
+    validate(structured, got["tools"]["build_report"].output_schema)
+    assert structured["status"] == "failed"
+    assert len(structured["log"]) < len(structured_full["log"]) / 4
+    assert "tersify_read(ref=" in structured["log"]
+    assert structured["checksums"] == structured_full["checksums"]  # a summary breaks its pattern
+    assert json.loads(text_of(report)) == structured  # the JSON text block mirrors the object
+
+    assert got["small_proxied"].model_dump() == got["small_direct"].model_dump()  # as it was
+
+
+@pytest.mark.parametrize(
+    "server, code, line",
+    [
+        (
+            [sys.executable, "-c", "import sys; sys.exit(3)"],
+            4,
+            f"the MCP server `{sys.executable}` exited with status 3 before it answered: run its "
+            "command alone to see why",
+        ),
+        (
+            ["no-such-mcp-server", "--stdio"],
+            2,
+            "the MCP server `no-such-mcp-server` was not found: check the command after --",
+        ),
+    ],
+    ids=["exits with status 3", "not found"],
+)
+def test_a_server_that_ends_before_it_answers_is_named_with_its_exit_status(
+    server: list[str], code: int, line: str, settings: Settings
+) -> None:
+    done = subprocess.run(
+        tersify_argv("mcp-proxy", "--", *server),
+        env=settings.child_env(redis_url=settings.redis_url),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == code
+    assert done.stderr.splitlines()[-1] == f"tersify mcp-proxy: {line}", done.stderr
+    assert "ExceptionGroup" not in done.stderr and "report it" not in done.stderr

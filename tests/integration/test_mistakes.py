@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,8 +91,17 @@ MISTAKES = {
         ("submit", "{file}", "--tool", "bash"),
         2,
         (
-            "tersify submit: TERSIFY_SUMMARY_PROVIDER=claude: input should be 'anthropic', "
-            "'openai' or 'extractive'"
+            "tersify submit: TERSIFY_WORKER_POOL=fork: input should be 'threads', 'prefork', "
+            "'solo' or 'gevent'"
+        ),
+        {"worker_pool": "fork"},
+    ),
+    "a provider that does not exist": Mistake(
+        ("worker",),
+        2,
+        (
+            "tersify worker: TERSIFY_SUMMARY_PROVIDER=claude: no such provider (known: "
+            "anthropic, extractive, openai)"
         ),
         {"summary_provider": "claude"},
     ),
@@ -265,3 +275,36 @@ def test_the_api_on_a_dead_redis_warns_at_start_and_answers_one_problem(
     assert warned[0]["detail"].startswith(f"cannot reach Redis at {dead.redis_url} ")
     (listening,) = [e for e in logged if e.get("event") == "api_listening"]
     assert listening["url"] == api.url
+
+
+SERVERS_ON_A_BUSY_PORT = {
+    "api": (("api", "--port", "{port}"), "--port"),
+    "api --workers 2": (("api", "--port", "{port}", "--workers", "2"), "--port"),
+    "gateway": (("gateway", "--listen", "127.0.0.1:{port}"), "--listen"),
+    "mcp-proxy": (("mcp-proxy", "--listen", "127.0.0.1:{port}", "--", "true"), "--listen"),
+}
+
+
+@pytest.mark.parametrize(
+    "argv, option", SERVERS_ON_A_BUSY_PORT.values(), ids=list(SERVERS_ON_A_BUSY_PORT)
+)
+def test_a_server_on_a_port_in_use_says_so_in_one_line_before_any_listening_line(
+    argv: tuple[str, ...], option: str, settings: Settings
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = tersify(
+            settings,
+            *(arg.format(port=port) for arg in argv),
+            timeout=60,
+            api_insecure_no_auth="true",
+            log_format="json",
+        )
+    command = argv[0]
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"tersify {command}: cannot listen on 127.0.0.1:{port}: the port is in use (another "
+        f"server is there): stop it, or choose another {option}\n"
+    )

@@ -81,6 +81,14 @@ def test_tersify_output_prints_numbered_lines_and_the_json_range(
     assert f"tersify output {ref} --from 12" in printed.stderr  # the next line, as numbered
     as_json = tersify(settings, "output", ref, "--grep", "thing 250", "--json")
     assert [line["number"] for line in json.loads(as_json.stdout)["lines"]] == [250]
+    past = tersify(settings, "output", ref, "--from", "99999")
+    assert (past.returncode, past.stdout) == (2, "")
+    assert past.stderr == (
+        "tersify output: --from 99999 is past the end: the output has 500 lines "
+        f"(tersify output {ref} --from 301 prints the last ones)\n"
+    )
+    last = tersify(settings, "output", ref, "--from", "500")
+    assert (last.returncode, last.stdout) == (0, f"500\t{LINES[499]}\n")
     refused = tersify(settings, "output", ref, "--session", "team-b/x")
     assert refused.returncode == 1
     assert refused.stderr == (

@@ -8,9 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tersify.settings import Settings
 from tersify.worker.gateway.formats import Api, RequestView, read
 from tersify.worker.gateway.replacement import reads_output
-from tersify.worker.gateway.sessions import header_names, session_of
+from tersify.worker.gateway.sessions import client_of, session_of
 from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
@@ -142,7 +143,9 @@ def test_only_a_command_that_reads_an_output_back_counts_as_one() -> None:
 
 
 def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
-    names = header_names(" X-Tersify-Session , x-claude-code-session-id")
+    names = Settings(
+        gateway_session_headers=" X-Tersify-Session , x-claude-code-session-id"
+    ).gateway_session_headers
     convo = anthropic({"role": "user", "content": "fix the build"})
     later = anthropic(
         {
@@ -153,12 +156,25 @@ def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
         },
         {"role": "user", "content": "more"},
     )
-    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo) == "abc-1"
-    assert session_of({"x-tersify-session": "bad id!"}, names, convo).startswith("gw-")
-    assert session_of({}, names, convo) == session_of({}, names, later)
-    assert session_of({}, names, convo) != session_of(
-        {}, names, anthropic({"role": "user", "content": "other"})
+    me = client_of({"x-api-key": "k1"}, "127.0.0.1")
+    assert session_of({"x-claude-code-session-id": "abc-1"}, names, convo, me) == "abc-1"
+    assert session_of({"x-tersify-session": "bad id!"}, names, convo, me).startswith("gw-")
+    assert session_of({}, names, convo, me) == session_of({}, names, later, me)
+    assert session_of({}, names, convo, me) != session_of(
+        {}, names, anthropic({"role": "user", "content": "other"}), me
     )
+
+
+def test_a_derived_session_is_the_clients_own() -> None:
+    names = ("x-tersify-session",)
+    convo = anthropic({"role": "user", "content": "fix the build"})
+    keyed = [client_of({"x-api-key": k}, "127.0.0.1") for k in ("k1", "k2")]
+    bearer = client_of({"authorization": "Bearer k1"}, "127.0.0.1")
+    by_address = [client_of({}, a) for a in ("127.0.0.1", "127.0.0.2")]
+    ids = {session_of({}, names, convo, c) for c in [*keyed, bearer, *by_address]}
+    assert len(ids) == 5
+    assert client_of({"x-api-key": "k1"}, "10.0.0.9") == keyed[0]  # the key, wherever it runs
+    assert "k1" not in keyed[0]
 
 
 texts = st.text(min_size=1, max_size=60)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tersify.worker.cli.failures import Failure
-from tersify.worker.cli.mcp_proxy import listen_address
+from tersify.worker.cli.listen import listen_address
 from tersify.worker.mcp.results import intent_of, result_text
 
 

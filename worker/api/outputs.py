@@ -11,6 +11,7 @@ from tersify.client.outputs import (
     DEFAULT_LIMIT,
     MAX_GREP_CHARS,
     MAX_LIMIT,
+    MAX_OFFSET,
     REF_PATTERN,
     OutputRange,
 )
@@ -30,7 +31,7 @@ async def read_output(
     ref: Annotated[str, Path(pattern=REF_PATTERN, description="A result's output_ref.")],
     caller: Caller,
     request: Request,
-    offset: Annotated[int, Query(ge=0, le=2**31, description="First line, 0-based.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="First line, 0-based.")] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most lines.")] = DEFAULT_LIMIT,
     grep: Annotated[
         str | None,

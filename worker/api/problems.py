@@ -116,7 +116,8 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, TersifyError)
         code, detail = problem_for(exc)
         if code in ("internal_error", "redis_unavailable"):
-            _log.error("api_request_failed", path=request.url.path, code=code, error=detail)
+            route = getattr(request.scope.get("route"), "path", "-")
+            _log.error("api_request_failed", route=route, code=code, error=detail)
         if code == "redis_unavailable":
             # the cause names Redis's host and port: for the log, not for every client
             detail = "Redis is unreachable; nothing was done, try again"

@@ -21,6 +21,7 @@ RESTORE_BATCH = 100
 def restore_abandoned(app: Celery) -> None:
     """Put unacknowledged messages older than the visibility timeout back on their queues."""
     with app.connection_for_read() as conn:
+        conn.ensure_connection(max_retries=0)  # no retries here: they would stall lease renewals
         channel: Any = conn.default_channel  # kombu's Redis channel; its QoS owns the scan
         channel.qos.restore_visible(num=RESTORE_BATCH, interval=1)
 

@@ -58,7 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit:
         raise
     except ModuleNotFoundError as exc:  # a base (producer-only) install runs a worker command
-        print(f"{prog}: {_install_hint(str(exc.name))}", file=sys.stderr)
+        hint = _install_hint(getattr(args, "command_name", None), str(exc.name))
+        print(f"{prog}: {hint}", file=sys.stderr)
         return ExitCode.USAGE
     except BaseException as exc:
         return end(prog, exc, redis_url, debug=debug)
@@ -99,14 +100,26 @@ def _version() -> str:
         return "(not installed)"
 
 
-def _install_hint(missing: str) -> str:
-    return f"needs {missing}: pip install 'tersify[worker,api,mcp,gateway]'"
+# The extra each serving command needs beyond the base install; every other command: worker.
+_EXTRAS = {"api": "api", "mcp-proxy": "mcp", "gateway": "gateway"}
+
+
+def _install_hint(command: str | None, missing: str) -> str:
+    """What a base install running ``command`` lacks and how to add it: there is no package
+    index release, so the extra comes from a checkout or a wheel built from one (README)."""
+    extra = _EXTRAS.get(command or "", "worker")
+    release = _version() if _version()[:1].isdigit() else "VERSION"
+    wheel = f"dist/tersify-{release}-py3-none-any.whl"
+    return (
+        f"needs {missing}, from the {extra} extra: pip install -e '.[{extra}]' in a tersify "
+        f"checkout, or pip install '{wheel}[{extra}]' with a wheel built there (README: Install)"
+    )
 
 
 def _not_installed(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], command: str, missing: str
 ) -> None:
-    hint = _install_hint(missing)
+    hint = _install_hint(command, missing)
     p = sub.add_parser(command, help=f"(not installed: {hint})", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
 

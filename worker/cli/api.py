@@ -10,6 +10,7 @@ import structlog
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
+from tersify.worker.cli.listen import bound, serve, shown
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,11 +54,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.worker.preflight.checks import Role
     from tersify.worker.runtime.logconfig import configure_logging
 
+    sock = bound(args.host, args.port, "--port")  # before any line that says it will serve
     configure_logging(settings)
     preflight(settings, Role.API)
     structlog.get_logger("tersify.api").info(
         "api_listening",
-        url=f"http://{_host_in_url(args.host)}:{args.port}",
+        url=f"http://{shown(args.host, args.port)}",
         workers=args.workers,
         auth=tokens is not None,
     )
@@ -66,11 +68,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
         configure_tracing(settings)
     # an import string, so each of --workers processes builds its own app from TERSIFY_*
-    uvicorn.run(
+    config = uvicorn.Config(
         "tersify.worker.api.app:app_from_environment",
         factory=True,
-        host=args.host,
-        port=args.port,
         workers=args.workers,
         log_config=None,  # logging is structlog's (configured in the factory)
         access_log=False,  # the request metrics count requests; paths carry ids
@@ -81,8 +81,5 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         backlog=ConnectionLimits.from_settings(settings).backlog,
         timeout_keep_alive=settings.api_keep_alive_seconds,
     )
+    serve(config, sock)
     return 0
-
-
-def _host_in_url(host: str) -> str:
-    return f"[{host}]" if ":" in host else host

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from tersify.errors import (
     ConfigurationError,
+    DownstreamError,
     InvalidJobError,
     JobNotFoundError,
     RedisUnavailableError,
@@ -47,7 +48,7 @@ class ExitCode(IntEnum):
     """The reader of stdout went away (``| head``): ended quietly, as other tools do."""
 
 
-class Failure(Exception):
+class Failure(TersifyError):
     """Raised by a command to end with one line and an exit code."""
 
     def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
@@ -86,6 +87,8 @@ def explain(exc: BaseException, redis_url: str) -> tuple[str, ExitCode]:
         return str(exc), ExitCode.USAGE
     if isinstance(exc, JobNotFoundError):
         return str(exc), ExitCode.NO
+    if isinstance(exc, DownstreamError):  # a server command that cannot run is a usage mistake
+        return str(exc), ExitCode.USAGE if exc.status in (126, 127) else ExitCode.UNREACHABLE
     if isinstance(exc, InvalidJobError):
         return f"refused: {exc}", ExitCode.USAGE
     if isinstance(exc, OSError) and exc.filename is not None:

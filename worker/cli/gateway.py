@@ -6,6 +6,7 @@ import argparse
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
+from tersify.worker.cli.listen import bound, listen_address, serve, shown
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,18 +28,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _gateway(args: argparse.Namespace, settings: Settings) -> int:
+    import structlog
     import uvicorn
 
-    from tersify.worker.cli.mcp_proxy import listen_address
     from tersify.worker.gateway.app import Gateway
     from tersify.worker.runtime.logconfig import configure_logging
 
     host, port = listen_address(args.listen)
+    sock = bound(host, port, "--listen")
     configure_logging(settings)
     config = uvicorn.Config(
         Gateway(settings),
-        host=host,
-        port=port,
         http="h11",
         lifespan="on",
         log_config=None,  # logging is structlog's
@@ -46,5 +46,8 @@ def _gateway(args: argparse.Namespace, settings: Settings) -> int:
         server_header=False,
         timeout_graceful_shutdown=int(settings.gateway_wait_seconds) + 5,
     )
-    uvicorn.Server(config).run()
+    structlog.get_logger("tersify.gateway").info(
+        "gateway_listening", url=f"http://{shown(host, port)}"
+    )
+    serve(config, sock)
     return 0

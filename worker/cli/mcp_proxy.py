@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
 import structlog
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import Failure
+from tersify.worker.cli.listen import bound, listen_address, shown
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,14 +30,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(run=_mcp_proxy)
 
 
-def listen_address(value: str) -> tuple[str, int]:
-    """``HOST:PORT`` split; a ``Failure`` (exit 2) when it is not one."""
-    host, _, port = value.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise Failure(f"--listen wants HOST:PORT, not {value!r}")
-    return host.strip("[]"), int(port)
-
-
 def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
     import anyio
 
@@ -47,14 +41,22 @@ def _mcp_proxy(args: argparse.Namespace, settings: Settings) -> int:
     if not command:
         raise Failure("give the MCP server's command: tersify mcp-proxy -- COMMAND [ARGS…]")
     address = listen_address(args.listen) if args.listen else None
+    listening = (address, bound(*address, "--listen")) if address else None
     configure_logging(settings)
     preflight(settings, Role.MCP)
-    anyio.run(_serve, command, settings, args.name, address)
+    try:
+        anyio.run(_serve, command, settings, args.name, listening)
+    finally:
+        if listening is not None:
+            listening[1].close()
     return 0
 
 
 async def _serve(
-    command: list[str], settings: Settings, name: str, address: tuple[str, int] | None
+    command: list[str],
+    settings: Settings,
+    name: str,
+    listening: tuple[tuple[str, int], socket.socket] | None,
 ) -> None:
     from mcp.server.stdio import stdio_server
 
@@ -62,16 +64,16 @@ async def _serve(
 
     async with connected(command, settings) as proxy:
         server = build_server(proxy, name)
-        if address is None:
+        if listening is None:
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
             return
         import uvicorn
 
-        app = server.streamable_http_app(host=address[0])
-        config = uvicorn.Config(app, host=address[0], port=address[1], log_level="warning")
-        host = f"[{address[0]}]" if ":" in address[0] else address[0]
+        (host, port), sock = listening
+        app = server.streamable_http_app(host=host)
+        config = uvicorn.Config(app, log_level="warning")
         structlog.get_logger("tersify.mcp").info(
-            "mcp_proxy_listening", url=f"http://{host}:{address[1]}/mcp", server=command[0]
+            "mcp_proxy_listening", url=f"http://{shown(host, port)}/mcp", server=command[0]
         )
-        await uvicorn.Server(config).serve()
+        await uvicorn.Server(config).serve(sockets=[sock])

@@ -1,4 +1,6 @@
-"""``tersify status``: queues, workers, gated sessions and recent failures, read from Redis."""
+"""``tersify status``: queues, workers, gated sessions and recent failures, read from Redis.
+
+Every cell is escaped before rich renders it: what Redis holds came from clients and models."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 import redis
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from tersify.errors import RedisUnavailableError
@@ -103,15 +106,16 @@ def render(status: dict[str, Any]) -> Group:
     for column in ("queue", "waiting"):
         queues.add_column(column)
     for name, depth in status["queues"].items():
-        queues.add_row(name, str(depth))
-    queues.add_row("in flight (all workers)", str(status["in_flight"]))
-    queues.add_row("webhook deliveries waiting", str(status.get("webhooks_waiting", 0)))
+        _row(queues, name, str(depth))
+    _row(queues, "in flight (all workers)", str(status["in_flight"]))
+    _row(queues, "webhook deliveries waiting", str(status.get("webhooks_waiting", 0)))
 
     workers = Table(title=f"workers online: {len(status['workers'])}")
     for column in ("hostname", "pid", "pool", "concurrency", "last beat"):
         workers.add_column(column)
     for w in status["workers"]:
-        workers.add_row(
+        _row(
+            workers,
             str(w.get("hostname")),
             str(w.get("pid")),
             str(w.get("pool")),
@@ -123,8 +127,8 @@ def render(status: dict[str, Any]) -> Group:
     for column in ("session", "jobs", "held inputs", "closed for"):
         gated.add_column(column)
     for s in status["gated_sessions"][:20]:
-        gated.add_row(
-            s["session_id"], str(s["jobs"]), str(s["held_inputs"]), _ago(s["closed_seconds"])
+        _row(
+            gated, s["session_id"], str(s["jobs"]), str(s["held_inputs"]), _ago(s["closed_seconds"])
         )
 
     rate = status["fallback_rate"]
@@ -132,13 +136,14 @@ def render(status: dict[str, Any]) -> Group:
         title=(
             f"fallbacks: {rate['fallbacks']}/{rate['completed']} jobs ({rate['rate']:.1%}) "
             f"in the last {rate['window_seconds'] / 60:g} min · circuits: "
-            + ", ".join(f"{p} {s}" for p, s in status["circuits"].items())
+            + escape(", ".join(f"{p} {s}" for p, s in status["circuits"].items()))
         )
     )
     for column in ("when", "reason", "tool type", "provider", "session", "detail"):
         failures.add_column(column)
     for f in status["recent_failures"]:
-        failures.add_row(
+        _row(
+            failures,
             _when(f["at"]),
             f["reason"],
             f["tool_type"],
@@ -148,7 +153,7 @@ def render(status: dict[str, Any]) -> Group:
         )
     for d in status["dead_letters"]:
         reason, detail = str(d["reason"]), str(d.get("detail") or "")
-        failures.add_row(_when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
+        _row(failures, _when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
     return Group(
         queues, workers, gated, failures, _rereads(status["rereads"]), *_gateway(status["gateway"])
     )
@@ -168,7 +173,8 @@ def _gateway(found: dict[str, Any]) -> list[Table]:
     for column in ("session", "requests", "tokens before", "tokens after", "saved", "last"):
         table.add_column(column)
     for s in found["sessions"]:
-        table.add_row(
+        _row(
+            table,
             s["session_id"],
             str(s.get("requests", 0)),
             str(s.get("tokens_before", 0)),
@@ -192,7 +198,8 @@ def _rereads(share: dict[str, Any]) -> Table:
     for column in ("tool type", "method", "summaries", "read back", "share", "reads"):
         table.add_column(column)
     for k in share["by_kind"]:
-        table.add_row(
+        _row(
+            table,
             k["tool_type"],
             k["method"],
             str(k["summaries"]),
@@ -201,6 +208,12 @@ def _rereads(share: dict[str, Any]) -> Table:
             str(k["reads"]),
         )
     return table
+
+
+def _row(table: Table, *cells: object) -> None:
+    """Add a row whose cells are text as Redis holds it: escaped, never read as rich markup (a
+    fallback's detail may hold ``[/usr/local/bin]``)."""
+    table.add_row(*(escape(str(cell)) for cell in cells))
 
 
 def _ago(seconds: float) -> str:

@@ -25,13 +25,14 @@ import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tersify.client import AsyncProducer
+from tersify.errors import OutputTooLargeError
 from tersify.settings import Settings
 from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
 from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
-from tersify.worker.gateway.sessions import header_names, session_of
-from tersify.worker.gateway.spans import UnusualJSONError, splice
+from tersify.worker.gateway.sessions import client_of, session_of
+from tersify.worker.gateway.spans import splice
 from tersify.worker.gateway.store import Counts, RewriteStore
 from tersify.worker.gateway.upstream import (
     Headers,
@@ -44,12 +45,13 @@ from tersify.worker.gateway.upstream import (
 
 log = structlog.get_logger("tersify.gateway")
 REWRITE_FAILED = "the rewrite failed: tool results passed whole (see the gateway's log)"
+UNREADABLE = "the body is not UTF-8 JSON of the expected shape: forwarded as sent"
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
 
 
-class BodyTooLargeError(Exception):
+class BodyTooLargeError(OutputTooLargeError):
     """The request body is over ``TERSIFY_GATEWAY_MAX_BODY_BYTES``."""
 
 
@@ -78,7 +80,7 @@ class Gateway:
         self.store = RewriteStore(self._redis, settings)
         self.rewriter = Rewriter(self.producer, self.store, settings)
         self.upstream = Upstream(settings)
-        self._session_headers = header_names(settings.gateway_session_headers)
+        self._session_headers = settings.gateway_session_headers
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         """The ASGI entry point."""
@@ -123,7 +125,8 @@ class Gateway:
     async def _serve(self, scope: Scope, send: Any, body: bytes, exchange: Exchange) -> None:
         api = route(scope["method"], scope["path"])
         headers: Headers = list(scope["headers"])
-        prepared = await self._prepare(api, headers, body)
+        address = (scope.get("client") or (None,))[0]
+        prepared = await self._prepare(api, headers, body, address)
         path = origin_path(scope["raw_path"]) or b"/"
         url = self.upstream.url(path, scope.get("query_string", b""), headers)
         request = self.upstream.request(scope["method"], url, headers, prepared.body)
@@ -149,7 +152,9 @@ class Gateway:
         finally:
             await response.aclose()
 
-    async def _prepare(self, api: Api | None, headers: Headers, body: bytes) -> Prepared:
+    async def _prepare(
+        self, api: Api | None, headers: Headers, body: bytes, address: str | None
+    ) -> Prepared:
         """The body to forward, rewritten when it is a request the gateway reads."""
         if api is None or _has(headers, b"content-encoding"):
             return Prepared(body)
@@ -157,12 +162,14 @@ class Gateway:
         try:
             text = body.decode("utf-8")
             conversation = read(api, text)
-        except (UnicodeDecodeError, UnusualJSONError) as exc:
-            log.info("gateway_body_forwarded_as_is", api=api.value, why=str(exc)[:200])
+        except Exception as exc:  # any body it cannot read (encoding, depth, shape) goes on whole
+            why = type(exc).__name__  # the message may quote the body: not logged
+            log.info("gateway_body_forwarded_as_is", api=api.value, why=why)
             metrics.REQUESTS.labels(api.value, "forwarded").inc()
-            return Prepared(body)
+            return Prepared(body, [_warning(UNREADABLE)])
         named = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in headers}
-        session_id = session_of(named, self._session_headers, conversation)
+        client = client_of(named, address)
+        session_id = session_of(named, self._session_headers, conversation, client)
         try:
             outcome = await self.rewriter.rewrite(session_id, conversation)
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
@@ -265,8 +272,13 @@ def _headers(
     if savings.input_price(settings, model) is not None:
         found.append((b"tersify-saved-usd", f"{counts.saved_usd:.6f}".encode()))
     if outcome.warning is not None:
-        found.append((b"warning", f'199 tersify "{outcome.warning}"'.encode()))
+        found.append(_warning(outcome.warning))
     return found
+
+
+def _warning(text: str) -> tuple[bytes, bytes]:
+    """A ``Warning`` header of the gateway's (RFC 9111 §5.5, code 199: miscellaneous)."""
+    return (b"warning", f'199 tersify "{text}"'.encode())
 
 
 def _observe(api: Api, outcome: RequestEdits, counts: Counts, seconds: float) -> None:

@@ -68,9 +68,7 @@ class Rewriter:
         self._producer = producer
         self._store = store
         self._settings = settings
-        self._skip = frozenset(
-            n.strip().lower() for n in settings.gateway_skip_tools.split(",") if n.strip()
-        )
+        self._skip = frozenset(settings.gateway_skip_tools)
         self._making: dict[str, asyncio.Task[Made | None]] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._renewed: dict[str, float] = {}
@@ -178,7 +176,8 @@ class Rewriter:
                     tool_call_id=(result.call_id or "")[:200] or None,
                     job_id=job_id,
                 )
-                if await handle.result() is not None:  # short enough to pass: no job
+                ready = await handle.result()  # a job that already finished is a summary too
+                if ready is not None and ready.method is Method.PASSTHROUGH:  # short: no job
                     return None
             summary = leaving_with(await self._wait(owner, wait), settings.redact)
             rewrite = Rewrite(

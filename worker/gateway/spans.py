@@ -7,8 +7,9 @@ the objects and arrays on the paths the caller names (a message list, its messag
 content blocks) and lets the C scanner (``JSONDecoder.scan_once``) read every other value
 whole, so the text is parsed about once and each value comes with its span.
 
-A document that is not plain JSON here — a duplicate key on a walked path, trailing garbage —
-raises ``UnusualJSONError``: the gateway then forwards the request untouched rather than guess.
+A document that is not plain JSON here — a duplicate key on a walked path, trailing garbage,
+values nested past the interpreter's recursion limit — raises ``UnusualJSONError``: the
+gateway then forwards the request untouched rather than guess.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
+
+from tersify.errors import TersifyError
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _SPACES: Final = frozenset(" \t\n\r")
@@ -31,7 +34,7 @@ Path = tuple[str | int, ...]
 ANY_ITEM: Final = -1
 
 
-class UnusualJSONError(ValueError):
+class UnusualJSONError(TersifyError, ValueError):
     """The text is not JSON the gateway edits: not JSON at all, or a duplicate key on a path."""
 
 
@@ -93,6 +96,8 @@ def _value(text: str, pos: int, path: Path, walked: frozenset[Path]) -> tuple[No
         value, end = _SCAN(text, pos)
     except (StopIteration, ValueError) as exc:
         raise UnusualJSONError(f"not JSON at character {pos}") from exc
+    except RecursionError:  # nested past the interpreter's limit: not JSON to edit here
+        raise UnusualJSONError(f"nested too deep at character {pos}") from None
     return Node(pos, end, value), end
 
 

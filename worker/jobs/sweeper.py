@@ -7,11 +7,17 @@ arrive, is stored as late instead of applied twice.
 
 from __future__ import annotations
 
-import json
-
 import structlog
 
-from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.contract import (
+    FallbackReason,
+    Method,
+    PendingSummary,
+    SummaryHeader,
+    SummaryResult,
+    ToolType,
+    utcnow,
+)
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.gate import ExpiredHold
 from tersify.store import keys, payloads
@@ -34,9 +40,9 @@ def sweep_once(rt: Runtime, limit: int = 100) -> int:
 
 def finish_expired(rt: Runtime, hold: ExpiredHold) -> bool:
     """Store the fallback result for one expired hold; True when it had its output to shrink."""
-    job = _rebuild(rt, hold)
+    job, taken = _rebuild(rt, hold)
     started = utcnow()
-    error = ProviderError(FallbackReason.LEASE_EXPIRED, "the worker's lease expired")
+    error = _why(rt, taken)
     tool_type = ToolType(hold.tool_type) if hold.tool_type in _TYPES else ToolType.COMMAND_OUTPUT
     if job is None:
         # The output is gone (its TTL passed): the waiter still gets an answer saying so.
@@ -49,7 +55,7 @@ def finish_expired(rt: Runtime, hold: ExpiredHold) -> bool:
             tool_type=tool_type,
             chars_in=0,
             chars_out=0,
-            fallback_reason=FallbackReason.LEASE_EXPIRED,
+            fallback_reason=error.reason,
             fallback_detail="output unavailable",
             queued_at=now,
             started_at=now,
@@ -65,17 +71,33 @@ def finish_expired(rt: Runtime, hold: ExpiredHold) -> bool:
     return job is not None
 
 
-def _rebuild(rt: Runtime, hold: ExpiredHold) -> PendingSummary | None:
-    meta = rt.redis.hgetall(keys.job_meta(hold.job_id))
+def _why(rt: Runtime, taken: bool) -> ProviderError:
+    """A job a worker took lost its lease; one no worker took waited out its hold in the queue."""
+    if taken:
+        return ProviderError(FallbackReason.LEASE_EXPIRED, "the worker's lease expired")
+    lease = f"{rt.settings.gate_lease_seconds:g}"
+    return ProviderError(
+        FallbackReason.QUEUED_TOO_LONG,
+        f"no worker took the job within its {lease} s hold (TERSIFY_GATE_LEASE_SECONDS): "
+        "it waited in the queue; run more workers or raise the lease",
+    )
+
+
+def _rebuild(rt: Runtime, hold: ExpiredHold) -> tuple[PendingSummary | None, bool]:
+    """The job behind ``hold`` (None: gone), and whether a worker ever took it."""
+    with rt.redis.pipeline(transaction=False) as pipe:
+        pipe.hgetall(keys.job_meta(hold.job_id))
+        pipe.exists(keys.started(hold.job_id))
+        meta, taken = pipe.execute()
     assert isinstance(meta, dict)  # a blocking client answers with a dict
     digest = meta.get(b"payload")
     blob = rt.redis.get(keys.payload(digest.decode())) if isinstance(digest, bytes) else None
     if blob is None or b"job" not in meta:
         log.error("expired_job_unrecoverable", job_id=hold.job_id, session_id=hold.session_id)
-        return None
+        return None, bool(taken)
     try:
-        header = json.loads(meta[b"job"])
-        return PendingSummary.model_validate({**header, "output": payloads.decode(blob)})
+        job = SummaryHeader.model_validate_json(meta[b"job"]).with_output(payloads.decode(blob))
     except (InvalidJobError, ValueError) as exc:
         log.error("expired_job_unrecoverable", job_id=hold.job_id, error=str(exc)[:200])
-        return None
+        return None, bool(taken)
+    return job, bool(taken)

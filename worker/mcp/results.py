@@ -77,6 +77,12 @@ def intent_of(arguments: dict[str, Any] | None, configured: str | None) -> str |
 
 def summarized(result: SummaryResult, reader: str = READ_TOOL) -> types.CallToolResult:
     """The summary the agent sees, with how to read the exact output back (with ``reader``)."""
+    return types.CallToolResult(content=[types.TextContent(text=summary_text(result, reader))])
+
+
+def summary_text(result: SummaryResult, reader: str = READ_TOOL) -> str:
+    """A summary's text, then a note saying what it summarized and how to read the exact
+    output back (with ``reader``)."""
     note = (
         f"[tersify: {result.chars_in} chars of {result.tool_type.value} summarized "
         f"({result.method.value})."
@@ -87,7 +93,7 @@ def summarized(result: SummaryResult, reader: str = READ_TOOL) -> types.CallTool
             f'{DEFAULT_LIMIT}); matching lines: {reader}(ref="{result.output_ref}", '
             'pattern="...").'
         )
-    return types.CallToolResult(content=[types.TextContent(text=f"{result.text}\n\n{note}]")])
+    return f"{result.text}\n\n{note}]"
 
 
 def read_answer(found: OutputRange) -> types.CallToolResult:

@@ -2,8 +2,12 @@
 
 A path is a file or a directory (searched recursively for ``*.jsonl`` and ``*.json``, sorted,
 as Claude Code's projects and Codex's dated session folders are laid out). A JSON file is a
-message list; a JSONL file's format is told from its first lines. A line that is not JSON (a
-torn last line, a corrupt one) or a file of no known format is skipped and counted, never fatal.
+message list; a JSONL file's format is told from its first lines. Nothing in the input is
+fatal: a line that is not JSON (a torn last line, a corrupt one, one nested past the
+interpreter's limit), a file of no known format, a name that is not a regular file (a
+directory named ``x.json``, a FIFO, a device, a dangling link) or a file that fails to read for
+any other reason is skipped and counted. Only a path named on the command line that does not
+exist is an error.
 A session found in several files (copies, or checkpoints that each hold the session so far)
 counts once: the copy with the most tool outputs.
 """
@@ -11,6 +15,7 @@ counts once: the copy with the most tool outputs.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -57,11 +62,21 @@ def read_logs(paths: Iterable[Path], log_format: LogFormat = LogFormat.AUTO) -> 
     """Read every session in ``paths``; a missing path raises ``FileNotFoundError``."""
     reading = Reading()
     kept: dict[tuple[str, str], Transcript] = {}
+    paths = list(paths)
+    named = set(paths)
     for path in log_files(paths):
-        if not path.is_file():
+        if path in named and not path.exists() and not path.is_symlink():
             raise FileNotFoundError(f"no such file or directory: {path}")
+        if (kind := _not_regular(path)) is not None:
+            reading.skips.append(Skip(path, 0, kind))
+            continue
         reading.files += 1
-        for transcript in read_file(path, log_format, reading.skips):
+        try:
+            found = read_file(path, log_format, reading.skips)
+        except (OSError, RecursionError, ValueError, TypeError, KeyError) as exc:
+            reading.skips.append(Skip(path, 0, f"could not be read ({type(exc).__name__})"))
+            continue
+        for transcript in found:
             ident = (transcript.agent, transcript.session)
             earlier = kept.get(ident)
             if earlier is not None:
@@ -73,13 +88,30 @@ def read_logs(paths: Iterable[Path], log_format: LogFormat = LogFormat.AUTO) -> 
     return reading
 
 
+def _not_regular(path: Path) -> str | None:
+    """Why ``path`` is not a file to read (what it is instead), or None for a regular file."""
+    try:
+        mode = path.stat().st_mode  # through links: a link to /dev/zero is a device
+    except FileNotFoundError:
+        return "a dangling link" if path.is_symlink() else "gone while reading"
+    except OSError as exc:
+        return f"could not be read ({exc.strerror or type(exc).__name__})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, not a file"
+    return "a device or socket, not a file"
+
+
 def read_file(path: Path, log_format: LogFormat, skips: list[Skip]) -> list[Transcript]:
     """The sessions of one file, in ``log_format`` or the one its content shows."""
     if path.suffix == ".json" and log_format in (LogFormat.AUTO, LogFormat.MESSAGES):
         try:
             document = json.loads(path.read_bytes())
-        except ValueError:
-            skips.append(Skip(path, 0, "not JSON (corrupt or truncated)"))
+        except (ValueError, RecursionError):
+            skips.append(Skip(path, 0, "not JSON (corrupt, truncated or nested too deep)"))
             return []
         return messages.read(path, document, skips)
     broken: list[Skip] = []
@@ -87,7 +119,7 @@ def read_file(path: Path, log_format: LogFormat, skips: list[Skip]) -> list[Tran
     if broken and not lines:  # no line is JSON: a JSON document under a .jsonl name?
         try:
             document = json.loads(path.read_bytes())
-        except ValueError:
+        except (ValueError, RecursionError):
             document = None
         if document is not None:
             return messages.read(path, document, skips)
@@ -131,6 +163,9 @@ def _lines(path: Path, skips: list[Skip]) -> Iterator[tuple[int, dict[str, Any]]
                 entry = json.loads(raw)
             except ValueError:
                 skips.append(Skip(path, number, "not JSON (corrupt or truncated)"))
+                continue
+            except RecursionError:
+                skips.append(Skip(path, number, "nested too deep"))
                 continue
             if isinstance(entry, dict):
                 yield number, entry

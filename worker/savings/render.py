@@ -1,8 +1,13 @@
-"""The savings report for people: a few rich tables."""
+"""The savings report for people: a few rich tables.
+
+Every text read from the logs (session names, tool names, paths, reasons) is escaped before
+rich sees it: a tool named ``[/bold]`` is printed as it is, never read as markup.
+"""
 
 from __future__ import annotations
 
 from rich.console import Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -52,7 +57,7 @@ def _tallies(title: str, groups: dict[str, Tally]) -> Table:
         table.add_column(column, justify="left" if not column else "right")
     for name, t in groups.items():
         table.add_row(
-            name,
+            escape(name),
             str(t.outputs),
             str(t.summarized),
             f"{t.tokens_before:,}",
@@ -73,11 +78,11 @@ def _largest(rows: list[Row]) -> Table:
         table.add_column(column, justify="right" if column in ("#", "tokens", "after") else "left")
     for r in rows:
         table.add_row(
-            r.session[-36:],
+            escape(r.session[-36:]),
             str(r.index),
-            r.tool_name[:30],
-            r.tool_type,
-            r.method,
+            escape(r.tool_name[:30]),
+            escape(r.tool_type),
+            escape(r.method),
             f"{r.tokens_before:,}",
             f"{r.tokens_after:,}",
             str(r.later_calls),

@@ -208,12 +208,26 @@ class Report:
         }
 
     def write_csv(self, handle: IO[str]) -> None:
-        """One line per tool output, in session order: a table to chart."""
+        """One line per tool output, in session order: a table to chart (text cells that a
+        spreadsheet would run as a formula are written as text, see ``as_text``)."""
         names = [*Row.__dataclass_fields__, "saved", "carried", "usd_once", "usd_carried"]
         writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
         writer.writeheader()
         for row in self.rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.as_json().items()})
+            writer.writerow({k: as_text(v) for k, v in row.as_json().items()})
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text(value: Any) -> Any:
+    """A CSV cell: a string a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a
+    tab or a return first) gets a leading ``'``, which makes it text; numbers stay numbers."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def _usd(value: float | None) -> float | None:

@@ -1,0 +1,35 @@
+"""A chore that keeps failing is logged when its failure starts, changes kind or ends."""
+
+from __future__ import annotations
+
+import redis
+from structlog.testing import capture_logs
+
+from tersify.worker.runtime.scheduler import Chore
+
+
+def test_a_failing_chore_is_logged_once_per_change_of_state() -> None:
+    outcomes: list[BaseException | None] = [
+        *(redis.ConnectionError("refused") for _ in range(5)),
+        *(KeyError("bug") for _ in range(3)),
+        None,
+        None,
+        redis.ConnectionError("refused"),
+    ]
+
+    def work() -> None:
+        outcome = outcomes.pop(0)
+        if outcome is not None:
+            raise outcome
+
+    chore = Chore(1.0, work, "sweep")
+    with capture_logs() as logs:
+        for _ in range(11):
+            chore.run()
+    assert [(e["event"], e.get("error"), e.get("failed_runs")) for e in logs] == [
+        ("chore_failed", "ConnectionError: refused", None),
+        ("chore_failed", "KeyError: 'bug'", None),
+        ("chore_recovered", None, 8),
+        ("chore_failed", "ConnectionError: refused", None),
+    ]
+    assert [e["exc_info"] for e in logs if e["event"] == "chore_failed"] == [False, True, False]
