@@ -109,8 +109,11 @@ class Hits:
         known = self._counts.get(needle)
         if known is None:
             found = self._found.get(needle)
-            complete = found is not None and len(found) < POSITIONS_LIMIT
-            known = self._counts[needle] = len(found) if complete else self.low.count(needle)
+            if found is not None and len(found) < POSITIONS_LIMIT:
+                known = len(found)  # a complete scan: every occurrence is in it
+            else:
+                known = self.low.count(needle)
+            self._counts[needle] = known
         return known
 
     def known(self, needle: str) -> list[int] | None:
