@@ -15,6 +15,7 @@ from tersify.worker.shrink.extract import extract
 from tersify.worker.shrink.fallback import fallback_truncate, head_tail
 from tersify.worker.shrink.files import FileView, file_part, file_view, range_quote, relevant_range
 from tersify.worker.shrink.kinds import KINDS, ToolKind, kind_of
+from tersify.worker.shrink.leftout import mapped_lines
 from tersify.worker.shrink.query import Query
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote, plain_lines, take
 from tersify.worker.shrink.textcut import clip
@@ -37,6 +38,7 @@ __all__ = [
     "file_view",
     "head_tail",
     "kind_of",
+    "mapped_lines",
     "model_view",
     "plain_lines",
     "range_quote",

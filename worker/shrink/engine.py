@@ -24,8 +24,10 @@ from tersify.worker.shrink.ancestry import ancestors, header_above
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.evidence import focused_candidates, severity_candidates
 from tersify.worker.shrink.extremes import extreme_lines
+from tersify.worker.shrink.features import Evidence, rows
 from tersify.worker.shrink.kinds import ToolKind, kind_of
 from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.ranker import SHIPPED, Ranker
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
 from tersify.worker.shrink.salience import Salient, find_salient, rarity, shape
@@ -39,6 +41,7 @@ from tersify.worker.shrink.worth import (
     RARE_TERM_WEIGHT,
     SHAPE_RARITY_BONUS,
     Candidate,
+    Source,
 )
 
 LONG_LINE = 300
@@ -76,16 +79,24 @@ class Plan:
 @dataclass
 class Reading:
     """One text read for one tool kind and one query: what every pick is chosen from, each
-    part computed once (a file's relevant range and its shrink share one)."""
+    part computed once (a file's relevant range and its shrink share one).
+
+    With a ``ranker`` every candidate's worth is its learned score (``ranker``); without one,
+    the rules' hand-set worths (``worth``).
+    """
 
     doc: Doc
     kind: ToolKind
     query: Query
+    ranker: Ranker | None = None
 
     @staticmethod
-    def of(doc: Doc, tool_type: ToolType, query: str | None) -> Reading:
-        """``doc`` read for ``tool_type``'s kind and the parsed ``query``."""
-        return Reading(doc, kind_of(tool_type), Query.parse(query))
+    def of(
+        doc: Doc, tool_type: ToolType, query: str | None, ranker: Ranker | None = SHIPPED
+    ) -> Reading:
+        """``doc`` read for ``tool_type``'s kind and the parsed ``query``, ranked by ``ranker``
+        (the shipped one unless said; None: the rules)."""
+        return Reading(doc, kind_of(tool_type), Query.parse(query), ranker)
 
     @property
     def weights(self) -> TermWeights:
@@ -98,9 +109,39 @@ class Reading:
         return find_salient(self.doc, self.kind, self.query)
 
     @cached_property
+    def evidence(self) -> Evidence:
+        """The lines holding each query term (``features.Evidence``)."""
+        return Evidence.of(self.doc, self.weights)
+
+    @cached_property
     def candidates(self) -> list[Candidate]:
-        """Every line worth showing with its record and worth (see the module docstring)."""
-        return candidates(self)
+        """Every line worth showing with its record and worth (see the module docstring);
+        with a ranker, also the other lines holding a query term."""
+        found = candidates(self)
+        if self.ranker is not None:
+            taken = {c.anchor for c in found}
+            hits = self.evidence.hit_candidates(taken)
+            found.extend(Candidate(i, 0.0, source=Source.HIT) for i in hits)
+        return found
+
+    def pool(self, extra: Iterable[Candidate] = ()) -> list[Candidate]:
+        """The candidates with ``extra``, each weighed by the ranker when there is one."""
+        pool = [*self.candidates, *extra]
+        if self.ranker is None:
+            return pool
+        return self.ranked(pool)
+
+    def ranked(self, pool: list[Candidate]) -> list[Candidate]:
+        """``pool`` with every finite worth replaced by the ranker's score of its features."""
+        ranker = self.ranker
+        assert ranker is not None
+        scored = [c for c in pool if c.weight != float("inf")]
+        salient = {s.number - 1: s for s in self.salient}
+        table = rows(self.doc, self.evidence, scored, salient)
+        ranked = [c for c in pool if c.weight == float("inf")]
+        for candidate, row in zip(scored, table, strict=True):
+            ranked.append(replace(candidate, weight=ranker.score(row)))
+        return ranked
 
 
 @dataclass
@@ -176,7 +217,7 @@ def shrink_lines(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = (
 def choose(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = ()) -> dict[int, str]:
     """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
     doc = reading.doc
-    pool = [*reading.candidates, *extra]
+    pool = reading.pool(extra)
     plan = follow_evidence(plan, pool)
     picker = _Picker(doc, plan, prose=reading.kind.prose)
     _take_edges(picker, plan)
@@ -360,7 +401,7 @@ def _extremes(doc: Doc, query: Query) -> list[Candidate]:
         header = header_above(doc, index)
         if header is not None and any(t in doc.lines[header].lower() for t in scope):
             weight += EXTREME_WEIGHT / 2
-        found.append(Candidate(index, weight, record_lines=3))
+        found.append(Candidate(index, weight, record_lines=3, source=Source.EXTREME))
     found.sort(key=lambda c: -c.weight)
     return found[:EXTREMES_SHOWN]
 
@@ -385,6 +426,7 @@ def _folded(
             if terms and not terms.isdisjoint(_FIELD_SPLIT.split(low)):
                 candidate.weight += FIELD_BONUS
             candidate.focused = named
+            candidate.source = Source.QUERY
             found.append(candidate)
         else:
             # Lines of one shape under parents of different shapes (the locations of two
@@ -397,6 +439,8 @@ def _folded(
         candidate = _candidate(best)
         candidate.weight += SHAPE_RARITY_BONUS * rarity(len(group), total)
         candidate.note = f" (×{count} similar)" if count > 1 else ""
+        candidate.source = Source.SALIENT
+        candidate.group = count
         found.append(candidate)
     return found
 
@@ -426,10 +470,11 @@ def _edges(doc: Doc, items: list[Salient]) -> list[Candidate]:
     while last >= 0 and doc.blank(last):
         last -= 1
     if last >= 0:
-        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1)))
+        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1), source=Source.CLOSING))
     diagnostics = sorted((i for i in items if i.kind in _DIAGNOSTIC), key=lambda s: s.start)
     for item in diagnostics[:1] + diagnostics[-1:]:
         candidate = _candidate(item)
         candidate.weight = max(candidate.weight, EDGE_DIAGNOSTIC_WEIGHT)
+        candidate.source = Source.EDGE
         found.append(candidate)
     return found
