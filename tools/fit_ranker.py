@@ -38,7 +38,7 @@ from tersify.worker.quality.corpus import Case, load_cases
 from tersify.worker.quality.evaluation import missing
 from tersify.worker.shrink import extract, kind_of
 from tersify.worker.shrink.engine import Reading
-from tersify.worker.shrink.features import FEATURES, rows
+from tersify.worker.shrink.features import FEATURES, rows, shortlist
 from tersify.worker.shrink.ranker import FITTED, Ranker
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.reflow import as_doc
@@ -56,10 +56,11 @@ class Setting:
 
     c: float = 0.1
     balanced: bool = True
+    per_case: bool = True
 
     def as_json(self) -> dict[str, Any]:
         """The setting as written into the fitted file."""
-        return {"c": self.c, "balanced": self.balanced}
+        return {"c": self.c, "balanced": self.balanced, "per_case": self.per_case}
 
 
 SETTINGS = (
@@ -100,7 +101,7 @@ def case_rows(case: Case) -> Rows:
     tool_type = classify(case.tool_name, case.command, case.output)
     doc = as_doc(sanitize(case.output), kind_of(tool_type))
     reading = Reading.of(doc, tool_type, case.query, ranker=_PLACEHOLDER)
-    pool = [c for c in reading.candidates if c.weight != float("inf")]
+    pool, _ = shortlist([c for c in reading.candidates if c.weight != float("inf")])
     salient = {s.number - 1: s for s in reading.salient}
     table = rows(doc, reading.evidence, pool, salient)
     wanted = fact_lines(doc.text, case.must_keep)
@@ -118,6 +119,9 @@ def fit(data: Sequence[Rows], setting: Setting) -> Ranker:
     """A logistic model fitted on ``data``, its standardization folded into the weights."""
     x = np.array([row for part in data for row in part.x], dtype=np.float64)
     y = np.array([label for part in data for label in part.y], dtype=np.int64)
+    # Each case counts alike, however many candidates it has: the choice is made per case.
+    weight = np.array([1.0 / len(part.y) for part in data for _ in part.y], dtype=np.float64)
+    weight *= len(y) / weight.sum()
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale == 0] = 1.0
@@ -131,7 +135,7 @@ def fit(data: Sequence[Rows], setting: Setting) -> Ranker:
     # One BLAS thread: the same sums in the same order on every machine (and no oversubscribed
     # threads on a shared one).
     with threadpool_limits(1):
-        model.fit((x - mean) / scale, y)
+        model.fit((x - mean) / scale, y, sample_weight=weight if setting.per_case else None)
     weights = model.coef_[0] / scale
     bias = float(model.intercept_[0] - np.dot(weights, mean))
     meta = {

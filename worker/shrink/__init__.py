@@ -4,8 +4,10 @@ reads of an output past its input cap), with the numbered views a model quotes f
 
 Inside: one engine (``engine``) picks whole records by worth under a budget from a
 ``Reading`` — a ``Doc`` (the text and everything computed once over it) read for one tool kind
-(``kinds``: everything type-specific) and one parsed ``Query``. What a line is worth is set in
-``worth``; salience, ancestry, records, focus, extremes and severity find the candidates.
+(``kinds``: everything type-specific) and one parsed ``Query``. Salience, ancestry, records,
+focus, extremes and severity find the candidates; what each is worth is learned (``ranker``,
+over ``features``; fitted by ``tools/fit_ranker.py``), or hand-set (``worth``: the rules,
+``ranker=None``). A summary ends with the map of the regions it left out (``leftout``).
 
 May import ``store``; never ``model`` or anything above.
 """

@@ -24,10 +24,10 @@ from tersify.worker.shrink.ancestry import ancestors, header_above
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.evidence import focused_candidates, severity_candidates
 from tersify.worker.shrink.extremes import extreme_lines
-from tersify.worker.shrink.features import Evidence, rows
+from tersify.worker.shrink.features import Evidence, rows, shortlist
 from tersify.worker.shrink.kinds import ToolKind, kind_of
 from tersify.worker.shrink.query import Query
-from tersify.worker.shrink.ranker import SHIPPED, Ranker
+from tersify.worker.shrink.ranker import SHIPPED, Choice, Ranker, chosen
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
 from tersify.worker.shrink.salience import Salient, find_salient, rarity, shape
@@ -91,12 +91,10 @@ class Reading:
     ranker: Ranker | None = None
 
     @staticmethod
-    def of(
-        doc: Doc, tool_type: ToolType, query: str | None, ranker: Ranker | None = SHIPPED
-    ) -> Reading:
+    def of(doc: Doc, tool_type: ToolType, query: str | None, ranker: Choice = SHIPPED) -> Reading:
         """``doc`` read for ``tool_type``'s kind and the parsed ``query``, ranked by ``ranker``
         (the shipped one unless said; None: the rules)."""
-        return Reading(doc, kind_of(tool_type), Query.parse(query), ranker)
+        return Reading(doc, kind_of(tool_type), Query.parse(query), chosen(ranker))
 
     @property
     def weights(self) -> TermWeights:
@@ -132,16 +130,20 @@ class Reading:
         return self.ranked(pool)
 
     def ranked(self, pool: list[Candidate]) -> list[Candidate]:
-        """``pool`` with every finite worth replaced by the ranker's score of its features."""
+        """``pool`` with every finite worth replaced by the ranker's score of its features;
+        past the shortlist (``features.shortlist``), below every score, in the rules' order."""
         ranker = self.ranker
         assert ranker is not None
-        scored = [c for c in pool if c.weight != float("inf")]
+        fixed = [c for c in pool if c.weight == float("inf")]
+        scored, rest = shortlist([c for c in pool if c.weight != float("inf")])
         salient = {s.number - 1: s for s in self.salient}
         table = rows(self.doc, self.evidence, scored, salient)
-        ranked = [c for c in pool if c.weight == float("inf")]
-        for candidate, row in zip(scored, table, strict=True):
-            ranked.append(replace(candidate, weight=ranker.score(row)))
-        return ranked
+        ranked = [
+            replace(c, weight=ranker.score(row)) for c, row in zip(scored, table, strict=True)
+        ]
+        floor = min((c.weight for c in ranked), default=0.0) - 1.0
+        ranked += [replace(c, weight=floor - k / len(rest)) for k, c in enumerate(rest)]
+        return fixed + ranked
 
 
 @dataclass

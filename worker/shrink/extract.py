@@ -14,7 +14,7 @@ from tersify.worker.shrink.fallback import fallback_truncate
 from tersify.worker.shrink.files import summarize_file
 from tersify.worker.shrink.kinds import kind_of
 from tersify.worker.shrink.leftout import mapped_shrink
-from tersify.worker.shrink.ranker import SHIPPED, Ranker
+from tersify.worker.shrink.ranker import SHIPPED, Choice
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.textcut import clip
 
@@ -32,7 +32,7 @@ def extract(
     query: str | None = None,
     relevant: LineRange | None = None,
     *,
-    ranker: Ranker | None = SHIPPED,
+    ranker: Choice = SHIPPED,
 ) -> str:
     """A summary of ``text`` in at most ``budget`` chars, shaped by its tool type; never raises.
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tersify.text.signals import Kind
-from tersify.worker.shrink.document import Doc, spread
+from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.lines import newlines_before
 from tersify.worker.shrink.salience import Salient, length_norm, shape
 from tersify.worker.shrink.terms import TermWeights, rare_share
@@ -34,8 +34,13 @@ _FIELD_SEVERITY = re.compile(
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _COLUMNS = re.compile(r"\S(?:\s{2,}|\t)\S")
 _BLOCK_REACH = 12
-HIT_LINES = 400
+HIT_LINES = 100
 """Lines holding a query term offered to the ranker besides the rules' candidates, at most."""
+COMMON_HITS = 3_000
+"""A query term found more often is not located line by line (``Evidence``)."""
+SHORTLIST = 200
+"""The rules' candidates the ranker weighs, at most: the first by the rules' worth (no local
+budget shows more; past them the rules' order stands)."""
 
 _KINDS = (Kind.QUERY, Kind.WARNING, Kind.LOCATION, Kind.FRAME, Kind.ERROR, Kind.EXIT, Kind.VERDICT)
 _SOURCES = tuple(Source)
@@ -68,7 +73,17 @@ FEATURES: tuple[str, ...] = (
     "repeats",
     "record_lines",
     "focused",
+    "rule_rank",
+    "rule_top",
+    "match_rank",
+    "block_rank",
 )
+
+
+_MATCH = FEATURES.index("line_match")
+_BLOCK = FEATURES.index("block_match")
+_TOP = 12
+"""The rules' first picks: about what a local budget holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +97,13 @@ class Evidence:
 
     @staticmethod
     def of(doc: Doc, weights: TermWeights) -> Evidence:
-        """The lines of ``doc`` holding each weighed query term (a flood of one is sampled)."""
+        """The lines of ``doc`` holding each weighed query term; a term found more than
+        ``COMMON_HITS`` times is left out (it tells lines apart no better than its weight)."""
         term_lines: dict[str, list[int]] = {}
         for term in weights.weights:
-            places = spread(doc.hits.of(term), 5_000)
+            if doc.hits.count(term) > COMMON_HITS:
+                continue
+            places = doc.hits.of(term)
             term_lines[term] = sorted(set(newlines_before(doc.text, places)))
         hit_lines = sorted({i for lines in term_lines.values() for i in lines})
         rarest = max(weights.weights, key=lambda t: weights.weights[t], default=None)
@@ -121,6 +139,16 @@ class Evidence:
         return found[:HIT_LINES]
 
 
+def shortlist(pool: Sequence[Candidate]) -> tuple[list[Candidate], list[Candidate]]:
+    """The candidates the ranker weighs (the rules' first ``SHORTLIST`` and the lines holding
+    a query term), and the rest in the rules' order."""
+    hits = [c for c in pool if c.source is Source.HIT]
+    ruled = sorted(
+        (c for c in pool if c.source is not Source.HIT), key=lambda c: (-c.weight, c.anchor)
+    )
+    return ruled[:SHORTLIST] + hits[:HIT_LINES], ruled[SHORTLIST:] + hits[HIT_LINES:]
+
+
 def _block(doc: Doc, index: int) -> tuple[int, int]:
     """The paragraph around line ``index`` (blank lines bound it), at most ``_BLOCK_REACH``
     lines either way."""
@@ -149,11 +177,16 @@ def rows(
     count = len(doc)
     headers = set(doc.headers)
     table = doc.table
-    shapes = Counter(shape(doc.lines[c.anchor]) for c in pool)
+    shaped = [shape(doc.lines[c.anchor]) for c in pool]
+    shapes = Counter(shaped)
     rare_terms = {t for t, w in weights.weights.items() if w >= RARE_TERM_WEIGHT}
     n_terms = max(1, len(weights.weights))
+    # Where each candidate stands among this text's candidates: by the rules' worth, and by its
+    # line's and its block's share of the query (scores differ in scale from text to text).
+    order = sorted(range(len(pool)), key=lambda k: (-pool[k].weight, pool[k].anchor))
+    place = {k: rank for rank, k in enumerate(order)}
     found: list[list[float]] = []
-    for c in pool:
+    for k, c in enumerate(pool):
         i = c.anchor
         line = doc.lines[i]
         item = kinds.get(i)
@@ -191,10 +224,20 @@ def rows(
             1.0 if _LOCATION.match(line) else 0.0,
             math.log1p(len(_NUMBER.findall(line[:300]))),
             digits / len(stripped) if stripped else 0.0,
-            math.log1p(shapes[shape(line)] - 1),
+            math.log1p(shapes[shaped[k]] - 1),
             math.log1p(max(c.group, item.count if item is not None else 1) - 1),
             math.log1p(span),
             1.0 if c.focused else 0.0,
         ]
         found.append(row)
+    top_match = max((row[_MATCH] for row in found), default=0.0) or 1.0
+    top_block = max((row[_BLOCK] for row in found), default=0.0) or 1.0
+    for k, row in enumerate(found):
+        rank = place[k]
+        row += [
+            1.0 - rank / len(pool),
+            1.0 if rank < _TOP else 0.0,
+            row[_MATCH] / top_match,
+            row[_BLOCK] / top_block,
+        ]
     return found

@@ -19,7 +19,7 @@ from tersify.worker.shrink.engine import Plan, Reading, choose, shrink_lines
 from tersify.worker.shrink.hashlines import line_hash, source_lines
 from tersify.worker.shrink.lines import newlines_before
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
-from tersify.worker.shrink.ranker import SHIPPED, Ranker
+from tersify.worker.shrink.ranker import SHIPPED, Choice
 from tersify.worker.shrink.render import MARKER_COST, render
 from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.textcut import clip
@@ -71,7 +71,7 @@ class FileView:
         """The file's lines as a model reads and quotes them: by number, as hashlines."""
         return NumberedLines(self.doc.lines, self.numbers, self.hashline)
 
-    def reading(self, query: str | None, ranker: Ranker | None = SHIPPED) -> Reading:
+    def reading(self, query: str | None, ranker: Choice = SHIPPED) -> Reading:
         """The file read for ``query`` (its relevant range and its shrink share it)."""
         return Reading.of(self.doc, ToolType.FILE_CONTENT, query, ranker)
 
@@ -197,7 +197,7 @@ def summarize_file(
     relevant: LineRange | None,
     *,
     edge_share: float = 0.0,
-    ranker: Ranker | None = SHIPPED,
+    ranker: Choice = SHIPPED,
 ) -> str:
     """A file in ``budget`` chars: its size, the relevant range as hashlines, what else the
     query or the outline names, every shown line a hashline; ``edge_share`` of the room holds

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
 from tersify.errors import RegistryError
 from tersify.worker.shrink.features import FEATURES
@@ -58,10 +59,20 @@ class Ranker:
         }
 
 
+@cache
 def shipped() -> Ranker:
-    """The ranker fitted on the corpus and shipped with the package."""
+    """The ranker fitted on the corpus and shipped with the package (read once, on first use:
+    a fit never needs the file it replaces)."""
     text = resources.files("tersify.worker.shrink").joinpath(FITTED).read_text(encoding="utf-8")
     return Ranker.from_json(json.loads(text))
 
 
-SHIPPED = shipped()
+SHIPPED: Final = "shipped"
+"""Names the shipped ranker where a ranker is asked for (``chosen``)."""
+Choice: TypeAlias = Ranker | Literal["shipped"] | None
+"""A ranker, the shipped one, or None: the rules' hand-set worths."""
+
+
+def chosen(choice: Choice) -> Ranker | None:
+    """The ranker ``choice`` names."""
+    return shipped() if choice == SHIPPED else choice  # type: ignore[return-value]
