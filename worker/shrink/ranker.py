@@ -75,4 +75,4 @@ Choice: TypeAlias = Ranker | Literal["shipped"] | None
 
 def chosen(choice: Choice) -> Ranker | None:
     """The ranker ``choice`` names."""
-    return shipped() if choice == SHIPPED else choice  # type: ignore[return-value]
+    return shipped() if choice == SHIPPED else choice
