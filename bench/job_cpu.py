@@ -27,8 +27,8 @@ from typing import Any
 import redis
 from _harness import FakeModelProcess, percentile, tool_output
 
+import tersify.contract
 from tersify.client import Producer
-from tersify.contract import SummaryHeader
 from tersify.settings import Settings
 from tersify.worker.jobs import results, summary
 from tersify.worker.model.providers import http
@@ -70,9 +70,14 @@ def instrument(clock: Clock, rt: Runtime) -> None:
     """Time each item of the job's path where ``process`` finds it."""
     t = clock.timed
     summary.parse_message = t("message: validated into the typed job", summary.parse_message)
-    reads, take = "reads: one script (result, output, marker, cache)", summary._take
-    summary._take = lambda client: t(reads, take(client))
-    SummaryHeader.with_output = t("job: header joined with its output", SummaryHeader.with_output)
+    take = getattr(summary, "_take", None)  # older revisions read in a pipeline: "the rest"
+    if take is not None:
+        reads = "reads: one script (result, output, marker, cache)"
+        summary._take = lambda client: t(reads, take(client))
+    summary.classify = t("classification (the worker's own)", summary.classify)
+    header = getattr(tersify.contract, "SummaryHeader", None)  # older: the job rebuilt, "the rest"
+    if header is not None:
+        header.with_output = t("job: header joined with its output", header.with_output)
     summary.log_output = t("session log: the output", summary.log_output)
     Redactor.job = t("redaction: the model's input", Redactor.job)
     summarizer.build_request = t("prompt: the numbered view, fenced", summarizer.build_request)
