@@ -162,7 +162,9 @@ def run_bare(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: P
         client.delete("bench:ready:celery_bare")
         worker = Proc(f"bare{n}", argv, env, logs)
         worker.wait_until(
-            lambda: client.exists("bench:ready:celery_bare"), "bare Celery start", args.start_seconds
+            lambda: client.exists("bench:ready:celery_bare"),
+            "bare Celery start",
+            args.start_seconds,
         )
         workers.append(worker)
     client.close()
