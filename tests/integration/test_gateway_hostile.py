@@ -387,7 +387,7 @@ def test_the_gateway_answers_under_a_256_fd_limit_with_1100_half_open_connection
                 r'tersify_gateway_connections_closed_total\{reason="(\w+)"\} (\S+)', page
             )
         }
-        assert counts["header_timeout"] > 0 and counts["body_timeout"] > 0 and counts["cap"] > 0
+        assert counts["header_timeout"] > 0 and counts["body_timeout"] > 0 and counts["evicted"] > 0
     finally:
         process.stop()
 

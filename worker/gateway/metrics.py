@@ -40,5 +40,5 @@ DISCONNECTS = Counter(
 CLOSED = Counter(
     "tersify_gateway_connections_closed",
     "Client connections the gateway closed: past the cap, or too slow to send a request.",
-    ["reason"],  # cap | header_timeout | body_timeout
+    ["reason"],  # evicted | cap | header_timeout | body_timeout
 )

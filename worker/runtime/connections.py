@@ -7,7 +7,10 @@ complete ``header_timeout`` seconds after it opened (or after its last response)
 is not complete ``body_timeout`` seconds after its headers, and refuses connections past the
 cap: half the process's file-descriptor limit at most (raised to its hard limit first), so
 ``accept`` never runs out of descriptors and Redis connections, logs and health checks always
-find one. Each server subclasses it with its own limits and its own counter of closes.
+find one. At the cap a new connection takes the place of the oldest one still sending (or
+idly waiting to send) a request, so a flood of half-open connections holds no slot a real
+client needs; only when every connection has a request in hand is a new one refused. Each
+server subclasses it with its own limits and its own counter of closes.
 """
 
 from __future__ import annotations
@@ -75,6 +78,8 @@ class GuardedH11Protocol(H11Protocol):
 
     limits: ClassVar[ConnectionLimits] = ConnectionLimits(1000, 10.0, 60.0)
     closed: ClassVar[Counter]
+    # the connections with no request in hand (sending one, or idle), oldest first
+    _waiting: ClassVar[dict[GuardedH11Protocol, None]] = {}
 
     _read_timer: asyncio.TimerHandle | None = None
     _reading_body = False
@@ -83,16 +88,19 @@ class GuardedH11Protocol(H11Protocol):
     def configure(cls, limits: ConnectionLimits) -> ConnectionLimits:
         """Apply ``limits`` to every connection this process accepts from now on."""
         cls.limits = limits
+        cls._waiting = {}
         return limits
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Accept the connection, or close it at once when the process is at its cap."""
+        """Accept the connection; at the cap in the place of the oldest one with no request in
+        hand, else (every one has a request) close it at once."""
         full = len(self.connections) >= self.limits.max_connections
         super().connection_made(transport)
-        if full:
+        if full and not self._evict_oldest():
             self.closed.labels("cap").inc()
             transport.abort()
             return
+        self._waiting[self] = None
         self._arm(self.limits.header_timeout, body=False)
 
     def data_received(self, data: bytes) -> None:
@@ -100,23 +108,39 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
         state = self.conn.their_state
         if state is h11.IDLE:
+            self._waiting.setdefault(self)
             if self._read_timer is None or self._reading_body:
                 self._arm(self.limits.header_timeout, body=False)
         elif state is h11.SEND_BODY:
             if not self._reading_body:
                 self._arm(self.limits.body_timeout, body=True)
         else:
+            self._waiting.pop(self, None)  # a request in hand: never evicted
             self._disarm()  # the request is read: the app may take its time (long-polls)
 
     def on_response_complete(self) -> None:
-        """After a response, uvicorn's keep-alive timeout covers the idle connection."""
+        """After a response, uvicorn's keep-alive timeout covers the idle connection (which a
+        new one may take the place of at the cap)."""
         self._disarm()
+        self._waiting[self] = None
         super().on_response_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Drop the deadline with the connection."""
         self._disarm()
+        self._waiting.pop(self, None)
         super().connection_lost(exc)
+
+    def _evict_oldest(self) -> bool:
+        """Close the oldest connection with no request in hand; False when there is none."""
+        while self._waiting:
+            oldest = next(iter(self._waiting))
+            del self._waiting[oldest]
+            if oldest is not self and not oldest.transport.is_closing():
+                self.closed.labels("evicted").inc()
+                oldest.transport.abort()
+                return True
+        return False
 
     def _arm(self, seconds: float, *, body: bool) -> None:
         self._disarm()
