@@ -17,12 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
 import h11
 from prometheus_client import Counter
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+SWITCH_SECONDS = 0.0005
+"""How long a thread holds the interpreter before another may take it (Python's default is 5 ms).
+A server's event loop waits up to this for it on each wake-up while a thread cuts, hashes or
+scans a large request: at 5 ms, a small request needing a few dozen wake-ups waited 100 ms and
+more (docs/PERFORMANCE.md, bench/stall.py)."""
 
 # descriptors kept for everything that is not a client connection (Redis, logs, the listener)
 _RESERVED_FDS = 32
@@ -86,9 +93,12 @@ class GuardedH11Protocol(H11Protocol):
 
     @classmethod
     def configure(cls, limits: ConnectionLimits) -> ConnectionLimits:
-        """Apply ``limits`` to every connection this process accepts from now on."""
+        """Apply ``limits`` to every connection this process accepts from now on, and let the
+        event loop take the interpreter back sooner from a thread working on a large request
+        (``SWITCH_SECONDS``)."""
         cls.limits = limits
         cls._waiting = {}
+        sys.setswitchinterval(SWITCH_SECONDS)
         return limits
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
