@@ -5,8 +5,9 @@ A quiet client sends small requests one after another and times each answer, whi
 - ``gateway-20mb``: a loud client sends ``--loud`` Anthropic Messages requests through
   ``tersify gateway``, each with one new 20 MB tool result (cut, classified, hashed,
   compressed and summarized by a real worker); the quiet client's requests carry no tool result;
-- ``api-20mb``: a loud client POSTs ``--loud`` 20 MB outputs to ``tersify api``; the quiet
-  client reads a session's gate (``GET /v1/sessions/ID/gate``);
+- ``api-20mb``: a loud client POSTs ``--loud`` 20 MB outputs to ``tersify api`` (cut, hashed,
+  compressed and passed through: ``summarize: false``, no job for the worker the gateways
+  share); the quiet client reads a session's gate (``GET /v1/sessions/ID/gate``);
 - ``gateway-half-open`` and ``api-half-open``: 1,100 connections are opened and left half-sent
   (a third silent, a third in their headers, a third in their body); the quiet client's
   ``--probes`` requests each get 15 s, and those answered are counted.
@@ -199,7 +200,9 @@ def _auth() -> dict[str, str]:
 def _big_body(api: bool, index: int) -> bytes:
     output = tool_output(index, BIG_CHARS)
     if api:
+        # passed through after the cut: the API's own work, no job for the shared worker
         submit = {"session_id": f"loud-{index}", "tool_name": "rg", "output": output}
+        submit["options"] = {"summarize": False}
         return json.dumps(submit).encode()
     call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rg compute_"}}
     result = {"type": "tool_result", "tool_use_id": "t1", "content": output}

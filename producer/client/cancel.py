@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tersify.client.core import GateScript, Operation, Round
+from tersify.client.core import Compute, GateScript, Operation, Round
 from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
 from tersify.errors import JobNotFoundError
 from tersify.gate import CompletionOutcome
@@ -71,8 +71,9 @@ def cancel_job(settings: Settings, gate: GateCalls, job_id: str) -> Operation[Ca
     )
     blob, held = yield Round(more, _FAILED)
     job = PendingSummary.model_validate({**json.loads(meta["job"]), "output": ""})
-    output = payloads.decode(blob) if blob is not None else ""
-    result = _cancelled(job, ToolType(meta["tool_type"]), output, settings)
+    tool_type = ToolType(meta["tool_type"])
+    size = len(blob) if blob is not None else 0
+    result = yield Compute(_cancelled, (job, tool_type, blob, settings), size)
     token = int(json.loads(_text(held))["token"]) if held is not None else None
     sid = job.session_id if token is not None else None
     ttl = settings.result_ttl_seconds
@@ -92,8 +93,11 @@ def _parse(raw: Any) -> SummaryResult:
 
 
 def _cancelled(
-    job: PendingSummary, tool_type: ToolType, output: str, settings: Settings
+    job: PendingSummary, tool_type: ToolType, blob: bytes | None, settings: Settings
 ) -> SummaryResult:
+    """The cancelled job's result: its stored output decoded and cut (CPU work on a large
+    output: off the event loop in the asyncio face)."""
+    output = payloads.decode(blob) if blob is not None else ""
     budget = settings.local_budget_chars
     if job.options is not None and job.options.budget_chars is not None:
         budget = job.options.budget_chars

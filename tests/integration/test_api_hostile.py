@@ -8,6 +8,7 @@ import resource
 import select
 import socket
 import string
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -330,3 +331,41 @@ def test_a_token_scoped_to_a_127_character_session_never_deletes_a_longer_sessio
     assert forgot.status_code == 200 and forgot.json()["log_files"] == 1
     assert session_files(directory, short) == []
     assert session_files(directory, longer) == kept and all(p.exists() for p in kept)
+
+
+def test_large_submits_never_hold_another_clients_gate_read(start_api: StartApi) -> None:
+    api = start_api()
+    line = "2026-01-01T00:00:00 INFO worker-{:07d} handled a request in 12 ms\n"
+    big = "".join(line.format(i) for i in range(20 * 1024 * 1024 // len(line.format(0))))
+    took: dict[str, list[float]] = {"submit": [], "gate": []}
+
+    def send(kind: str, method: str, path: str, body: bytes | None = None) -> None:
+        with client(api) as http:
+            started = time.monotonic()
+            headers = {"Content-Type": "application/json"}
+            response = http.request(method, path, content=body, headers=headers, timeout=300)
+        assert response.status_code in (200, 202), response.text
+        took[kind].append(time.monotonic() - started)
+
+    submits = [
+        threading.Thread(
+            target=send,
+            args=("submit", "POST", "/v1/summaries", _submit_body(f"loud-{n}", big + str(n))),
+        )
+        for n in range(3)
+    ]
+    for thread in submits:
+        thread.start()
+    time.sleep(0.5)  # the bodies are on their way
+    while any(thread.is_alive() for thread in submits) and len(took["gate"]) < 500:
+        send("gate", "GET", "/v1/sessions/quiet/gate")
+    for thread in submits:
+        thread.join(300)
+    assert len(took["submit"]) == 3 and took["gate"], took
+    # every gate read answered while the large submits were cut, hashed and compressed, in a
+    # fraction of the time any of them took: never queued behind that work on the event loop
+    assert max(took["gate"]) * 5 < min(took["submit"]), took
+
+
+def _submit_body(session: str, output: str) -> bytes:
+    return json.dumps({"session_id": session, "tool_name": "bash", "output": output}).encode()

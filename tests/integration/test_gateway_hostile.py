@@ -9,6 +9,8 @@ import re
 import resource
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -400,3 +402,37 @@ def _forwarded(port: int) -> int:
         return httpx.post(url, content=body, headers=ANTHROPIC_HEADERS, timeout=3).status_code
     except httpx.TransportError:
         return 0
+
+
+def test_a_20_mb_tool_result_never_holds_another_agents_request(
+    start_worker: StartWorker, start_gateway: StartGateway
+) -> None:
+    start_worker()
+    gateway = start_gateway(gateway_wait_seconds="0.5")  # then cancelled: the gateway's own work
+    line = "src/pkg/module.py:{:07d}: result = compute(value, options={{'mode': 'fast'}})\n"
+    big = "".join(line.format(i) for i in range(20 * 1024 * 1024 // len(line.format(0))))
+    took: dict[str, list[float]] = {"loud": [], "quiet": []}
+
+    def send(kind: str, body: bytes) -> None:
+        started = time.monotonic()
+        answer = exchange(
+            gateway.port, request_bytes("POST", "/v1/messages", body, ANTHROPIC_HEADERS), 300
+        )
+        assert answer.status == 200
+        took[kind].append(time.monotonic() - started)
+
+    loud = [
+        threading.Thread(target=send, args=("loud", json.dumps(turn_with(big + str(n))).encode()))
+        for n in range(2)
+    ]
+    for thread in loud:
+        thread.start()
+    time.sleep(0.5)  # the bodies are on their way
+    while any(thread.is_alive() for thread in loud) and len(took["quiet"]) < 500:
+        send("quiet", json.dumps(SMALL).encode())
+    for thread in loud:
+        thread.join(300)
+    assert len(took["loud"]) == 2 and took["quiet"], took
+    # every quiet request answered while the large results were read, cut, hashed and
+    # compressed, in a fraction of the time either took: never queued behind that work
+    assert max(took["quiet"]) * 5 < min(took["loud"]), took
