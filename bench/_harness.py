@@ -160,6 +160,7 @@ def start_tersify_worker(
     log_dir: Path,
     launcher: str = "tersify",
     celery_args: tuple[str, ...] = (),
+    start_timeout: float = 30.0,
     **env: str,
 ) -> BenchWorker:
     """A real tersify worker summarizing through the fake OpenAI endpoint; waits for it.
@@ -190,7 +191,7 @@ def start_tersify_worker(
         cwd=ROOT,
         **(settings | env),
     )
-    return worker.start()
+    return worker.start(start_timeout)
 
 
 class FakeModelProcess:

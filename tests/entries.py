@@ -38,7 +38,7 @@ def encode_body(args: Any, kwargs: Any = None, embed: Any = None, *, raw: Any = 
 
 
 def envelope(task: str = SUMMARIZE_TASK, body: str | None = None, **headers: Any) -> dict[str, Any]:
-    """A complete envelope in kombu's format (what ``Publisher.publish`` writes)."""
+    """A complete envelope in kombu's format (what ``tersify.store.publisher.entry`` makes)."""
     job_id = uuid.uuid4().hex
     return {
         "body": body if body is not None else encode_body([{"schema_version": 1}]),

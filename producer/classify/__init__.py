@@ -10,7 +10,7 @@ import re
 
 from tersify.classify.kinds import HINTS, NameWords, by_name, sniff, words
 from tersify.classify.shellcmd import Invocation, command_lists
-from tersify.classify.sniff import is_machine_data, parses_as_data
+from tersify.classify.sniff import Sample, is_machine_data, log_lines, parses_as_data
 from tersify.contract import ToolType
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
@@ -161,7 +161,7 @@ def classify_command(command: str, output: str) -> ToolType:
     # A subcommand the table does not know says little: YAML or a table is data all the same.
     if kind is COMMAND and _unknown_subcommand(first) and parses_as_data(output):
         return DATA
-    if kind is FILE and _reads_a_log(first):
+    if kind is FILE and (_reads_a_log(first) or log_lines(Sample.of(output))):
         return COMMAND
     if kind is not None:
         return kind
@@ -176,6 +176,8 @@ def classify(tool_name: str, command: str | None, output: str) -> ToolType:
         name = normalize_tool_name(tool_name)
         if not _is_shell(name):
             by_name = _by_name(name)
+            if by_name is FILE and log_lines(Sample.of(output)):
+                return COMMAND  # a log read as a file is still a program's report
             if by_name is not None:
                 return by_name
         if command and command.strip():

@@ -135,6 +135,7 @@ HINTS = _registry(
         ),
         content=(
             Sniff(20, looks.run_report),
+            Sniff(25, looks.log_lines),
             Sniff(30, looks.diagnostics),
             Sniff(40, looks.unified_diff),
             Sniff(140, looks.failure_words),

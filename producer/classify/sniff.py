@@ -18,6 +18,7 @@ from tersify.text.signals import is_verdict
 _SAMPLE_HEAD = 48_000
 _SAMPLE_TAIL = 12_000
 _MAX_LINES = 400
+_LOG_SHARE = 0.5  # of a log's lines open with a time stamp; tracebacks and wraps are the rest
 
 _TRACEBACK = re.compile(
     r"^Traceback \(most recent call last\):|^\s*File \"[^\"]+\", line \d+, in |^panic: "
@@ -31,6 +32,14 @@ _DIAGNOSTIC = re.compile(
     re.M,
 )
 _SEARCH_HIT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+[:-]")
+# A log line opens with its time: ISO or Go dates, syslog's "Mar  1 12:00:01", glog's
+# "I0301 12:00:01.5", a bare clock, or logfmt's time=; then a space (a CSV's next field would
+# follow a comma).
+_LOG_LINE = re.compile(
+    r"^(?:\[\s*)?(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|[IWEF]\d{4} \d{2}:\d{2}:\d{2}"
+    r"(?:\.\d+)?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)\]?[\s|]|^(?:time|ts)=\S"
+)
 _SEARCH_COUNT = re.compile(r"^(?:\./)?[^\s:][^:\n]{0,300}?:\d+$")
 _CAT_N = re.compile(r"^\s*\d+\t")
 _LS_LONG = re.compile(r"^[-dlcbpsD][rwxsStT-]{9}[.+@]?\s+\d+\s")
@@ -132,6 +141,8 @@ def parses_as_data(text: str) -> bool:
     lines = [line for line in sample.split("\n") if line.strip()][:_MAX_LINES]
     if len(lines) < 3 or any(_DIAGNOSTIC_WORD.match(line) for line in lines):
         return False
+    if _ratio(lines, _LOG_LINE) >= _LOG_SHARE:  # "12:00:01,244 INFO …" is no CSV row
+        return False
     return _is_yaml(lines) or _is_table(lines)
 
 
@@ -191,6 +202,12 @@ def json_document(s: Sample) -> bool:
 def run_report(s: Sample) -> bool:
     """A traceback anywhere, or a verdict (test totals, a build result) near the end."""
     return _TRACEBACK.search(s.text) is not None or any(is_verdict(line) for line in s.tail)
+
+
+def log_lines(s: Sample) -> bool:
+    """An application's or a service's log: most lines that are not indented (a traceback's
+    frames, a wrapped message) open with a time stamp."""
+    return _ratio([line for line in s.lines if line[0] not in " \t"], _LOG_LINE) >= _LOG_SHARE
 
 
 def diagnostics(s: Sample) -> bool:

@@ -22,7 +22,6 @@ from tersify.gate import AsyncSessionGate
 from tersify.settings import Settings
 from tersify.store import redis_url
 from tersify.store.commands import load
-from tersify.store.publisher import Publisher
 
 T = TypeVar("T")
 
@@ -111,18 +110,15 @@ class AsyncCompactionHandle:
 
 
 class AsyncProducer:
-    """``Producer`` for asyncio backends: the same operations, as coroutines.
-
-    Publishing runs in a thread (the queue writer's Redis client blocks); so does the CPU work
-    on a large output (cutting, classifying, hashing, compressing, scanning: ``core.Compute``).
-    """
+    """``Producer`` for asyncio backends: the same operations, as coroutines, every Redis
+    call (publishing included) on one ``redis.asyncio`` client; the CPU work on a large output
+    (cutting, classifying, hashing, compressing, scanning: ``core.Compute``) on a thread."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self._redis = redis_url.async_redis_client(self.settings)
         self._gate_redis = redis_url.async_redis_client(self.settings, decode=True)
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
-        self._publisher = Publisher(self.settings)
         self._results = ListHeadWaiter(self._redis, self.settings)
         self._compute = asyncio.Semaphore(core.COMPUTE_SLOTS)
 
@@ -205,15 +201,6 @@ class AsyncProducer:
                     return await load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
             return await self.gate.run(step.call)
-        if isinstance(step, core.Publish):
-            return await asyncio.to_thread(
-                self._publisher.publish,
-                step.task,
-                step.message,
-                step.queue,
-                step.task_id,
-                step.headers,
-            )
         if isinstance(step, core.Compute):
             if step.size is not None and step.size < core.INLINE_CHARS:
                 return step.function(*step.args)
@@ -223,7 +210,6 @@ class AsyncProducer:
 
     async def close(self) -> None:
         """Close connections."""
-        self._publisher.close()
         await redis_url.aclose(self._redis)
         await redis_url.aclose(self._gate_redis)
 

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tersify.client.core import Compute, GateScript, Operation, Round
-from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.contract import FallbackReason, Method, SummaryHeader, SummaryResult, ToolType, utcnow
 from tersify.errors import JobNotFoundError
 from tersify.gate import CompletionOutcome
 from tersify.gate.protocol import GateCalls
@@ -70,10 +70,8 @@ def cancel_job(settings: Settings, gate: GateCalls, job_id: str) -> Operation[Ca
         command("hget", keys.gate_jobs(meta["session_id"]), job_id),
     )
     blob, held = yield Round(more, _FAILED)
-    job = PendingSummary.model_validate({**json.loads(meta["job"]), "output": ""})
-    tool_type = ToolType(meta["tool_type"])
-    size = len(blob) if blob is not None else 0
-    result = yield Compute(_cancelled, (job, tool_type, blob, settings), size)
+    job = SummaryHeader.model_validate_json(meta["job"])
+    result = yield Compute(_cancelled, (job, ToolType(meta["tool_type"]), blob, settings))
     token = int(json.loads(_text(held))["token"]) if held is not None else None
     sid = job.session_id if token is not None else None
     ttl = settings.result_ttl_seconds
@@ -93,10 +91,9 @@ def _parse(raw: Any) -> SummaryResult:
 
 
 def _cancelled(
-    job: PendingSummary, tool_type: ToolType, blob: bytes | None, settings: Settings
+    job: SummaryHeader, tool_type: ToolType, blob: bytes | None, settings: Settings
 ) -> SummaryResult:
-    """The cancelled job's result: its stored output decoded and cut (CPU work on a large
-    output: off the event loop in the asyncio face)."""
+    """The cancelled job's result: its stored output (``blob``) cut to its budget (CPU work)."""
     output = payloads.decode(blob) if blob is not None else ""
     budget = settings.local_budget_chars
     if job.options is not None and job.options.budget_chars is not None:

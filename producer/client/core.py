@@ -2,7 +2,7 @@
 
 An operation is a generator that does no I/O itself (sans-I/O, as h11 and the shared cores of
 redis-py and httpx are): it yields the ``Step`` values it needs — a Redis round trip, a gate
-script, a publish, a wait for a stored result — and is sent each step's answer. ``Producer``
+script, a wait for a stored result — and is sent each step's answer. ``Producer``
 (``client.sync``) and ``AsyncProducer`` (``client.aio``) only know how to perform a step, and
 drive every operation with ``run_sync`` or ``run_async``. A step that fails is thrown back into
 the operation (a Redis error as ``RedisUnavailableError`` naming what could not be done), so
@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 
 import redis
 
-from tersify.contract import Queue
 from tersify.errors import RedisUnavailableError
 from tersify.gate.protocol import Call
 from tersify.store.commands import Command
@@ -45,17 +44,6 @@ class GateScript:
     """One session-gate script call; the answer is the call's parsed reply."""
 
     call: Call[Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Publish:
-    """A task message pushed onto its queue; the answer is None."""
-
-    task: str
-    message: dict[str, Any]
-    queue: Queue
-    task_id: str
-    headers: dict[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +80,7 @@ interpreter (and memory stays bounded by one large output at a time)."""
 INLINE_CHARS = 64 * 1024
 """Compute steps on less text than this run in place in the asyncio face."""
 
-Step = Round | GateScript | Publish | WaitHead | Compute
+Step = Round | GateScript | WaitHead | Compute
 Operation = Generator[Step, Any, T]
 """An operation: yields steps, is sent their answers, returns its result."""
 

@@ -79,17 +79,6 @@ def build_job(settings: Settings, **fields: Any) -> PendingSummary:
     return job
 
 
-def check_owner(job: PendingSummary, owner: bytes | str | None) -> None:
-    """Refuse ``job`` when its id already names another session's job (``InvalidJobError``).
-
-    ``owner`` is the ``session_id`` of the job record after ``HSETNX`` claimed it for ``job``:
-    its own session when the id was free, the other session's when it was taken.
-    """
-    found = owner.decode() if isinstance(owner, bytes) else owner
-    if found is not None and found != job.session_id:
-        raise InvalidJobError(f"job id {job.job_id!r} belongs to another session's job")
-
-
 def gate_cap(settings: Settings) -> float:
     """How long an interactive job may hold its session's gate at most."""
     return min(settings.gate_max_seconds, settings.job_deadline_seconds + GATE_CAP_MARGIN_SECONDS)

@@ -13,10 +13,9 @@ from opentelemetry.trace import SpanKind
 from tersify.chat.compaction import CompactionJob
 from tersify.classify import classify
 from tersify.client import tracing
-from tersify.client.core import Compute, GateScript, Operation, Publish, Round
+from tersify.client.core import Compute, GateScript, Operation, Round
 from tersify.client.jobs import (
     build_job,
-    check_owner,
     excerpt,
     gate_cap,
     job_meta,
@@ -39,10 +38,11 @@ from tersify.errors import (
     RedisUnavailableError,
     invalid_fields,
 )
-from tersify.gate.protocol import GateCalls
+from tersify.gate.protocol import GateCalls, Hold
 from tersify.settings import Settings
 from tersify.store import keys, payloads, sessions
 from tersify.store.commands import Command, command
+from tersify.store.publisher import push
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
 from tersify.text.excerpt import Excerpt
 
@@ -93,7 +93,7 @@ def submit(
     """
     kept, job, tool_type = yield Compute(_validated, (settings, fields), _size(fields["output"]))
     if summarizes(settings, job):
-        with tracing.tracer.start_as_current_span(
+        with tracing.span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
         ):
             yield from enqueue(settings, gate, job, tool_type, kept.stored)
@@ -125,7 +125,8 @@ def enqueue(
     tool_type: ToolType,
     stored: str | None = None,
 ) -> Operation[None]:
-    """Store the payload, close the gate (interactive), publish; undo all of it on failure.
+    """Store the payload, the job and its index, close the gate (interactive) in one atomic
+    script, then publish; undo the job and its hold if publishing fails.
 
     ``stored``: the whole output, when the job carries an excerpt of it; ``output_ref`` then
     reads it instead of the excerpt.
@@ -133,13 +134,6 @@ def enqueue(
     digest, blob = yield Compute(payloads.encode, (job.output,), len(job.output))
     whole = None if stored is None else (yield Compute(payloads.encode, (stored,), len(stored)))
     meta_key = keys.job_meta(job.job_id)
-    claim = (
-        command("hsetnx", meta_key, "session_id", job.session_id),
-        command("hget", meta_key, "session_id"),
-        command("expire", meta_key, settings.result_ttl_seconds, nx=True),
-    )
-    owner = (yield Round(claim, _STORE_FAILED, transaction=True))[1]
-    check_owner(job, owner)  # before anything else is written: nothing to undo
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
     kept = settings.result_ttl_seconds  # the index outlives everything it names
@@ -151,16 +145,16 @@ def enqueue(
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
     ]
-    yield Round(tuple(writes), _STORE_FAILED)
-    token: int | None = None
+    hold: Hold | None = None
+    if job.queue is Queue.INTERACTIVE:
+        hold = {"tool_type": tool_type.value, "cap_seconds": gate_cap(settings)}
+    # the job id's owner is checked before anything is written: a refusal leaves nothing
+    store = gate.enqueue(meta_key, job.session_id, job.job_id, writes, hold)
+    token: int | None = yield GateScript(store)
     try:
-        if job.queue is Queue.INTERACTIVE:
-            cap = gate_cap(settings)
-            close = gate.close(job.session_id, job.job_id, tool_type.value, cap)
-            token = yield GateScript(close)
-        message = SummaryMessage.for_job(job, digest, token).model_dump(mode="json")
-        headers = tracing.carrier()
-        yield Publish(SUMMARIZE_TASK, message, job.queue, job.job_id, headers)
+        message = SummaryMessage.for_job(job, digest, token, tool_type).model_dump(mode="json")
+        send = push(SUMMARIZE_TASK, message, job.queue, job.job_id, tracing.carrier())
+        yield Round((send,), f"could not publish {SUMMARIZE_TASK}")
     except GeneratorExit:
         raise  # abandoned, not failed: nothing may be yielded any more
     except BaseException:
@@ -209,8 +203,26 @@ def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[
         pass  # Redis is gone: so is the state to undo, and the gate's lease expires anyway
 
 
-def _compaction(settings: Settings, fields: CompactionRequest) -> tuple[CompactionJob, str, bytes]:
-    """The validated compaction job and its encoded payload (CPU work: off the event loop)."""
+def compact(settings: Settings, fields: CompactionRequest) -> Operation[str]:
+    """Store a conversation and enqueue its compaction; returns the job id."""
+    packed: tuple[CompactionJob, str, bytes] = yield Compute(_packed, (settings, fields))
+    job, digest, blob = packed
+    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
+    writes = (
+        *payloads.stage(digest, blob, ttl),
+        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
+        *sessions.index_job(job.session_id, job.job_id, kept),
+        *sessions.index_payload(job.session_id, digest, kept),
+    )
+    message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
+    send = push(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
+    yield Round((*writes, send), _STORE_FAILED)  # no gate to close first: one round trip
+    return job.job_id
+
+
+def _packed(settings: Settings, fields: CompactionRequest) -> tuple[CompactionJob, str, bytes]:
+    """The compaction job of ``fields`` and its stored form (CPU work: validated, serialized,
+    hashed, compressed); ``InvalidJobError`` or ``OutputTooLargeError`` when it cannot be."""
     try:
         job = CompactionJob.build(deadline_seconds=settings.compaction_deadline_seconds, **fields)
     except (ValueError, TypeError) as exc:
@@ -224,20 +236,3 @@ def _compaction(settings: Settings, fields: CompactionRequest) -> tuple[Compacti
         )
     digest, blob = payloads.encode(body)
     return job, digest, blob
-
-
-def compact(settings: Settings, fields: CompactionRequest) -> Operation[str]:
-    """Store a conversation and enqueue its compaction; returns the job id."""
-    made: tuple[CompactionJob, str, bytes] = yield Compute(_compaction, (settings, fields))
-    job, digest, blob = made
-    ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
-    writes = (
-        *payloads.stage(digest, blob, ttl),
-        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
-        *sessions.index_job(job.session_id, job.job_id, kept),
-        *sessions.index_payload(job.session_id, digest, kept),
-    )
-    yield Round(writes, _STORE_FAILED)
-    message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
-    yield Publish(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
-    return job.job_id

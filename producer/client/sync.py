@@ -19,7 +19,6 @@ from tersify.gate import SessionGate
 from tersify.settings import Settings
 from tersify.store import redis_url
 from tersify.store.commands import load
-from tersify.store.publisher import Publisher
 
 _RECONNECT_PAUSE_SECONDS = 0.2
 
@@ -75,7 +74,6 @@ class Producer:
         self._redis = redis_url.redis_client(self.settings)
         self._gate_redis = redis_url.redis_client(self.settings, decode=True)
         self.gate = SessionGate(self._gate_redis, self.settings)
-        self._publisher = Publisher(self.settings)
 
     def submit(self, **fields: Unpack[submission.Submission]) -> SummaryHandle:
         """Enqueue a tool output for summarization, or hand it straight back when it is short
@@ -153,10 +151,6 @@ class Producer:
                 return load(pipe, step.commands).execute()
         if isinstance(step, core.GateScript):
             return self.gate.run(step.call)
-        if isinstance(step, core.Publish):
-            return self._publisher.publish(
-                step.task, step.message, step.queue, step.task_id, step.headers
-            )
         if isinstance(step, core.Compute):
             return step.function(*step.args)
         return self._wait_head(step)
@@ -182,7 +176,6 @@ class Producer:
 
     def close(self) -> None:
         """Close connections."""
-        self._publisher.close()
         redis_url.close(self._redis)
         redis_url.close(self._gate_redis)
 

@@ -9,12 +9,28 @@ that trace. Without an SDK installed and configured (``tersify[otel]`` and the s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 from opentelemetry import context, propagate, trace
 
 from tersify.contract import PendingSummary
 
 tracer = trace.get_tracer("tersify")
+_NOTHING = nullcontext(trace.INVALID_SPAN)
+
+
+def recording() -> bool:
+    """Whether spans go anywhere: a tracer provider (an SDK's) is installed."""
+    return not isinstance(
+        trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider
+    )
+
+
+def span(name: str, **options: Any) -> AbstractContextManager[trace.Span]:
+    """``tracer.start_as_current_span(name, **options)`` when spans are recorded; else a shared
+    do-nothing block (the no-op API's spans still cost a context switch each)."""
+    return tracer.start_as_current_span(name, **options) if recording() else _NOTHING
 
 
 def carrier() -> dict[str, str]:

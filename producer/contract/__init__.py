@@ -1,7 +1,8 @@
 """The job contract between producers and workers: versioned pydantic models, JSON only.
 
 - ``kinds``    tool types, methods, queues, fallback and dead-letter reasons
-- ``jobs``     ids, per-job options and ``PendingSummary``, what a producer enqueues
+- ``jobs``     ids, per-job options and ``PendingSummary``, what a producer enqueues (its
+               ``SummaryHeader``: the job without its output, as the broker carries it)
 - ``results``  ``SummaryResult``, what a job produced
 
 The ground floor: imports nothing of tersify.
@@ -17,6 +18,7 @@ from tersify.contract.jobs import (
     OutputCut,
     PendingSummary,
     SessionId,
+    SummaryHeader,
     Versioned,
     new_job_id,
     utcnow,
@@ -38,6 +40,7 @@ __all__ = [
     "PendingSummary",
     "Queue",
     "SessionId",
+    "SummaryHeader",
     "SummaryResult",
     "ToolType",
     "Versioned",

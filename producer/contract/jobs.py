@@ -130,15 +130,15 @@ class Job(Versioned):
         )
 
 
-class PendingSummary(Job):
-    """A tool output waiting to be summarized: what a producer enqueues."""
+class SummaryHeader(Job):
+    """A summary job without its output: what the broker message carries (the output travels
+    by claim check) and what a worker joins with the stored output (``with_output``)."""
 
     job_id: JobId = Field(default_factory=new_job_id)
     session_id: SessionId
     tool_call_id: str | None = Field(None, max_length=200)
     tool_name: str = Field(min_length=1, max_length=200)
     command: str | None = Field(None, max_length=100_000)
-    output: str
     query: str | None = Field(None, max_length=10_000)
     relevant_lines: LineRange | None = None
     queue: Queue = Queue.INTERACTIVE
@@ -147,3 +147,20 @@ class PendingSummary(Job):
     options: JobOptions | None = None
     tenant: str | None = Field(None, max_length=64)  # the API token's tenant, when it has one
     cut: OutputCut | None = None  # set when the output was past TERSIFY_MAX_OUTPUT_BYTES
+
+    def with_output(self, output: str) -> PendingSummary:
+        """The whole job: this header joined with its ``output`` text."""
+        # its fields are models and values already checked: validating them again is cheap
+        return PendingSummary.model_validate({**self.__dict__, "output": output})
+
+
+class PendingSummary(SummaryHeader):
+    """A tool output waiting to be summarized: what a producer enqueues."""
+
+    output: str
+
+    def header(self) -> SummaryHeader:
+        """The job without its output, as the broker message carries it."""
+        fields = self.__dict__.copy()
+        del fields["output"]
+        return SummaryHeader.model_validate(fields)

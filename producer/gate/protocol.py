@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from tersify.errors import HeldInputFullError, InvalidJobError, RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
+from tersify.store.commands import Command, script_args
 from tersify.store.redis_url import shown_url
 
 _log = structlog.get_logger("tersify.gate")
@@ -85,11 +86,13 @@ class Hold(TypedDict, total=False):
 
 
 class Completion(TypedDict, total=False):
-    """How a result is stored: for ``ttl`` seconds, releasing the interactive job's hold."""
+    """How a result is stored: for ``ttl`` seconds, releasing the interactive job's hold, with
+    the ``writes`` that go with an applied result."""
 
     ttl: Required[int]
     session_id: str | None
     token: int | None
+    writes: Sequence[Command]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +102,7 @@ class Call(Generic[T]):
     operation: str
     script: str
     keys: tuple[str, ...]
-    args: tuple[str | int, ...]
+    args: tuple[Any, ...]
     parse: Callable[[Any], T]
 
 
@@ -148,9 +151,46 @@ class GateCalls:
         args = (sid, job, self.lease_ms, cap_ms, tool_type or "", self.margin_ms)
         return Call("close_for", "close", ks, args, int)
 
+    def enqueue(
+        self,
+        record: str,
+        sid: str,
+        job: str,
+        writes: Sequence[Command],
+        hold: Hold | None = None,
+    ) -> Call[int | None]:
+        """Run ``writes`` and, with a ``hold``, close ``sid``'s gate for ``job``, all in one
+        atomic step, unless the job ``record`` (a hash) names another session; replies the
+        fence token (None without a hold). ``InvalidJobError`` when the id is taken."""
+        _ids(sid, job)
+        ks: tuple[str, ...] = (record,)
+        args: tuple[Any, ...] = (sid, job, 0, 0, "", 0)
+        if hold is not None:
+            close = self.close(sid, job, hold.get("tool_type"), hold.get("cap_seconds"))
+            ks += close.keys
+            args = close.args
+
+        def parse(reply: Any) -> int | None:
+            if int(reply) < 0:
+                raise InvalidJobError(f"job id {job!r} belongs to another session's job")
+            return int(reply) or None
+
+        return Call("enqueue", "enqueue", ks, (*args, *script_args(writes)), parse)
+
     def renew(self, sid: str, job: str, token: int) -> Call[bool]:
-        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_expiries())
-        return Call("renew", "renew", ks, (sid, job, token), lambda reply: reply == 1)
+        """Extend one hold's lease; False when it is lost."""
+        renew_all = self.renew_all([(sid, job, token)])
+        return Call("renew", "renew", renew_all.keys, renew_all.args, lambda r: r[0] == 1)
+
+    def renew_all(self, holds: Sequence[tuple[str, str, int]]) -> Call[list[bool]]:
+        """Extend the leases of ``holds`` (session, job, token each) in one call; each one's
+        answer, False for a hold that is lost."""
+        ks: tuple[str, ...] = (keys.gate_expiries(),)
+        args: tuple[Any, ...] = ()
+        for sid, job, token in holds:
+            ks += (keys.gate_holds(sid), keys.gate_jobs(sid))
+            args += (sid, job, token)
+        return Call("renew", "renew", ks, args, lambda reply: [r == 1 for r in reply])
 
     def release(self, sid: str, job: str, token: int) -> Call[bool]:
         def parse(reply: Any) -> bool:
@@ -177,21 +217,29 @@ class GateCalls:
         ttl: int,
         session_id: str | None = None,
         token: int | None = None,
+        writes: Sequence[Command] = (),
     ) -> Call[CompletionOutcome]:
-        """Store ``job``'s result and release its hold (batch: no session, no token)."""
+        """Store ``job``'s result and release its hold (batch: no session, no token); the
+        ``writes`` (counts, a webhook delivery) are made with it when it is applied."""
         sid = session_id
         if (sid is None) != (token is None):
             raise ValueError("complete needs both session_id and token, or neither (batch)")
         if ttl <= 0:
             raise ValueError(f"ttl must be positive, got {ttl}")
         ks: tuple[str, ...] = (keys.result(job), keys.late_result(job))
-        args: tuple[str | int, ...] = (job, result_json, ttl)
+        args: tuple[Any, ...] = (job, result_json, ttl, "", "", "")
         if sid is not None and token is not None:
             _ids(sid, job)
             ks += (keys.gate_holds(sid), keys.gate_jobs(sid))
             ks += (keys.gate_expiries(), keys.gate_finishing())
-            args += (sid, token, keys.gate_events(sid))
-        return Call("complete", "complete", ks, args, lambda reply: CompletionOutcome(_text(reply)))
+            args = (job, result_json, ttl, sid, token, keys.gate_events(sid))
+        return Call(
+            "complete",
+            "complete",
+            ks,
+            (*args, *script_args(writes)),
+            lambda reply: CompletionOutcome(_text(reply)),
+        )
 
     def claim(self, limit: int, claim_seconds: float | None) -> Call[list[ExpiredHold]]:
         seconds = self.settings.gate_lease_seconds if claim_seconds is None else claim_seconds

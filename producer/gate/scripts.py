@@ -15,9 +15,11 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function int(x) return string.format('%d', x) end
+-- a TTL of at least ms: one command when it grows (the usual case), two on a fresh key
 local function extend(key, ms)
-  local pttl = redis.call('PTTL', key)
-  if pttl == -1 or (pttl >= 0 and pttl < ms) then redis.call('PEXPIRE', key, int(ms)) end
+  if redis.call('PEXPIRE', key, int(ms), 'GT') == 0 then
+    redis.call('PEXPIRE', key, int(ms), 'NX')
+  end
 end
 local function live(holds, now)
   return redis.call('ZCOUNT', holds, '(' .. int(now), '+inf')
@@ -30,40 +32,80 @@ end
 local function announce_if_open(holds, channel, now)
   if live(holds, now) == 0 then redis.call('PUBLISH', channel, 'open') end
 end
+-- ARGV from index i on: writes, each its argument count and then its arguments. An EXPIRE …
+-- NX right after an EXPIRE that set the same key's TTL is a no-op, and is skipped.
+local function run_writes(i)
+  local timed = nil
+  while i <= #ARGV do
+    local n = tonumber(ARGV[i])
+    local name, key = ARGV[i + 1], ARGV[i + 2]
+    if name == 'EXPIRE' and ARGV[i + n] == 'NX' and key == timed then
+      timed = nil
+    else
+      local reply = redis.call(unpack(ARGV, i + 1, i + n))
+      timed = name == 'EXPIRE' and reply == 1 and key or nil
+    end
+    i = i + n + 1
+  end
+end
+-- ks: holds, jobs, expiries, token; the hold of job in session sid → its fencing token
+local function close_hold(ks, sid, job, lease, cap, tool_type, margin)
+  local raw = redis.call('HGET', ks[2], job)
+  if raw then return cjson.decode(raw).token end
+  local now = now_ms()
+  local token = new_token(ks[4], cap + margin)
+  local expiry = math.min(now + lease, now + cap)
+  redis.call('HSET', ks[2], job, cjson.encode({token = token, cap_ms = now + cap,
+    lease_ms = lease, tool_type = tool_type, closed_at_ms = now}))
+  redis.call('ZADD', ks[1], int(expiry), job)
+  redis.call('ZADD', ks[3], int(expiry), sid .. '\\n' .. job)
+  for i = 1, 3 do extend(ks[i], cap + margin) end
+  return token
+end
 """
 
 # KEYS holds, jobs, expiries, token · ARGV sid, job, lease_ms, cap_ms, tool_type, margin_ms
+# (holds no sweeper claimed within the margin are dropped from expiries by ``claim``)
 _CLOSE = """
-local now = now_ms()
-local raw = redis.call('HGET', KEYS[2], ARGV[2])
-if raw then return cjson.decode(raw).token end
-local lease, cap, margin = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[6])
-local token = new_token(KEYS[4], cap + margin)
-local expiry = math.min(now + lease, now + cap)
-redis.call('HSET', KEYS[2], ARGV[2], cjson.encode({token = token, cap_ms = now + cap,
-  lease_ms = lease, tool_type = ARGV[5], closed_at_ms = now}))
-redis.call('ZADD', KEYS[1], int(expiry), ARGV[2])
-redis.call('ZADD', KEYS[3], int(expiry), ARGV[1] .. '\\n' .. ARGV[2])
--- holds no sweeper claimed within the margin are forgotten, so the index stays bounded
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. int(now - margin))
-for i = 1, 3 do extend(KEYS[i], cap + margin) end
-return token
+return close_hold(KEYS, ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5],
+  tonumber(ARGV[6]))
 """
 
-# KEYS holds, jobs, expiries · ARGV sid, job, token
+# KEYS job record[, holds, jobs, expiries, token] · ARGV sid, job, lease_ms, cap_ms, tool_type,
+# margin_ms, then the writes, each as its argument count and its arguments → the job's gate
+# token, 0 when it holds no gate (batch), -1 when the job id is another session's (nothing is
+# written then). A job is stored, indexed and holds its gate in one atomic step.
+_ENQUEUE = """
+local owner = redis.call('HGET', KEYS[1], 'session_id')
+if owner and owner ~= ARGV[1] then return -1 end
+run_writes(7)
+if #KEYS == 1 then return 0 end
+return close_hold({KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, ARGV[1], ARGV[2], tonumber(ARGV[3]),
+  tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]))
+"""
+
+# KEYS expiries, then each hold's holds and jobs · ARGV sid, job, token of each hold → 1 per
+# hold renewed, 0 per hold lost (one call renews every hold a worker process has)
 _RENEW = """
 local now = now_ms()
-local raw = redis.call('HGET', KEYS[2], ARGV[2])
-if not raw then return 0 end
-local rec = cjson.decode(raw)
-if rec.token ~= tonumber(ARGV[3]) then return 0 end
-local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
--- an expired hold stays expired: reviving it would close a gate the user already saw open
-if not score or tonumber(score) <= now then return 0 end
-local expiry = math.min(now + rec.lease_ms, rec.cap_ms)
-redis.call('ZADD', KEYS[1], int(expiry), ARGV[2])
-redis.call('ZADD', KEYS[3], int(expiry), ARGV[1] .. '\\n' .. ARGV[2])
-return 1
+local out = {}
+for h = 1, #ARGV / 3 do
+  local holds, jobs = KEYS[2 * h], KEYS[2 * h + 1]
+  local sid, job = ARGV[3 * h - 2], ARGV[3 * h - 1]
+  local raw = redis.call('HGET', jobs, job)
+  local rec = raw and cjson.decode(raw)
+  local score = rec and rec.token == tonumber(ARGV[3 * h]) and redis.call('ZSCORE', holds, job)
+  -- an expired hold stays expired: reviving it would close a gate the user already saw open
+  if score and tonumber(score) > now then
+    local expiry = math.min(now + rec.lease_ms, rec.cap_ms)
+    redis.call('ZADD', holds, int(expiry), job)
+    redis.call('ZADD', KEYS[1], int(expiry), sid .. '\\n' .. job)
+    out[h] = 1
+  else
+    out[h] = 0
+  end
+end
+return out
 """
 
 # KEYS holds, jobs, expiries, finishing · ARGV sid, job, token, channel
@@ -80,10 +122,12 @@ announce_if_open(KEYS[1], ARGV[4], now_ms())
 return 1
 """
 
-# KEYS result, late[, holds, jobs, expiries, finishing] · ARGV job, json, ttl, sid, token, channel
+# KEYS result, late[, holds, jobs, expiries, finishing] · ARGV job, json, ttl, sid, token,
+# channel (the last three empty for a batch job), then the writes that go with an applied result
+# (counts, a webhook delivery), each as its argument count and its arguments
 _COMPLETE = """
 local gated = #KEYS > 2
-local member = (ARGV[4] or '') .. '\\n' .. ARGV[1]
+local member = ARGV[4] .. '\\n' .. ARGV[1]
 local rec = false
 if gated then
   local raw = redis.call('HGET', KEYS[4], ARGV[1])
@@ -97,7 +141,7 @@ local function late()
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   -- a sweeper's claim is discharged once a result exists, else it would be re-claimed forever
-  if mine and redis.call('ZSCORE', KEYS[6], member) then
+  if mine and rec.claimed_at_ms then
     redis.call('HDEL', KEYS[4], ARGV[1])
     redis.call('ZREM', KEYS[6], member)
   end
@@ -110,9 +154,11 @@ if rec then
   redis.call('HDEL', KEYS[4], ARGV[1])
   redis.call('ZREM', KEYS[3], ARGV[1])
   redis.call('ZREM', KEYS[5], member)
-  redis.call('ZREM', KEYS[6], member)
+  -- only a hold a sweeper claimed is in the finishing index
+  if rec.claimed_at_ms then redis.call('ZREM', KEYS[6], member) end
   announce_if_open(KEYS[3], ARGV[6], now_ms())
 end
+run_writes(7)
 return 'applied'
 """
 
@@ -153,6 +199,8 @@ if #out < limit then
   local stale = redis.call('ZRANGE', KEYS[2], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit - #out)
   for _, m in ipairs(stale) do take(m) end
 end
+-- holds no sweeper claimed within the margin are forgotten, so the index stays bounded
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. int(now - margin))
 return out
 """
 
@@ -205,6 +253,7 @@ SOURCES: dict[str, str] = {
     name: _PRELUDE + body
     for name, body in {
         "close": _CLOSE,
+        "enqueue": _ENQUEUE,
         "renew": _RENEW,
         "release": _RELEASE,
         "complete": _COMPLETE,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from typing import Unpack
 
 import redis
@@ -77,6 +78,10 @@ class SessionGate:
     def renew(self, session_id: str, job_id: str, token: int) -> bool:
         """Extend the lease by ``gate_lease_seconds`` (never past the cap); False: hold lost."""
         return self.run(self.calls.renew(session_id, job_id, token))
+
+    def renew_all(self, holds: Sequence[tuple[str, str, int]]) -> list[bool]:
+        """``renew`` for many holds (session, job, token each) in one call; each one's answer."""
+        return self.run(self.calls.renew_all(holds)) if holds else []
 
     def release(self, session_id: str, job_id: str, token: int) -> bool:
         """Remove the hold if ``token`` still owns it; otherwise log and return False."""

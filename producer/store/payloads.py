@@ -67,7 +67,7 @@ def decode(blob: object) -> str:
     raise InvalidJobError("stored payload has an unknown encoding tag")
 
 
-def stage(digest: str, blob: bytes, ttl: int) -> tuple[Command, Command]:
-    """The commands that store a payload (or refresh its TTL)."""
-    key = keys.payload(digest)
-    return command("set", key, blob, ex=ttl, nx=True), command("expire", key, ttl)
+def stage(digest: str, blob: bytes, ttl: int) -> tuple[Command]:
+    """The command that stores a payload for ``ttl`` seconds (written again, TTL and all, when
+    the same output is stored twice: the digest names the content)."""
+    return (command("set", keys.payload(digest), blob, ex=ttl),)

@@ -1,6 +1,7 @@
-"""Publishing jobs to the broker by task name, with no Celery or kombu on the producer side.
+"""Queue entries for the broker, by task name, with no Celery or kombu on the producer side.
 
-A job is one entry pushed onto the Redis list named after its queue, in the format the workers'
+A job is one entry pushed (``LPUSH``, by either producer face on its own client) onto the Redis
+list named after its queue, in the format the workers'
 Celery (kombu's Redis transport, Celery's message protocol 2) reads: a JSON envelope whose
 ``body`` is the base64 of ``[args, kwargs, embed]``. Writing it directly keeps Celery out of
 every backend that only enqueues; the workers check each entry whole before kombu sees it
@@ -17,14 +18,10 @@ import socket
 import uuid
 from typing import Any
 
-import redis
-from redis.backoff import ExponentialBackoff
-from redis.retry import Retry
-
 from tersify.contract import Queue
-from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import redis_url
+from tersify.store.commands import Command, command
 
 # No linked tasks, ever: the worker refuses entries that carry any.
 _EMBED = {"callbacks": None, "errbacks": None, "chain": None, "chord": None}
@@ -89,38 +86,12 @@ def entry(
     return json.dumps(envelope).encode()
 
 
-class Publisher:
-    """Pushes job entries onto their queues' Redis lists."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._url = settings.redis_url
-        # Under Sentinel the client follows the primary and waits out a fail-over.
-        self._redis = redis_url.sync_client(
-            settings,
-            socket_timeout=15.0,
-            socket_connect_timeout=5.0,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 2),
-        )
-
-    def publish(
-        self,
-        task: str,
-        message: dict[str, Any],
-        queue: Queue,
-        task_id: str,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        """Send one message; raise ``RedisUnavailableError`` when the broker cannot take it.
-
-        ``headers`` (the trace context) travel in the message's headers.
-        """
-        try:
-            self._redis.lpush(queue.value, entry(task, message, queue, task_id, headers))
-        except redis.RedisError as exc:
-            where = f"Redis at {redis_url.shown_url(self._url)}"
-            why = redis_url.failure_reason(exc)
-            raise RedisUnavailableError(f"could not publish {task}: {where}: {why}") from None
-
-    def close(self) -> None:
-        """Release the connection pool."""
-        redis_url.close(self._redis)
+def push(
+    task: str,
+    message: dict[str, Any],
+    queue: Queue,
+    task_id: str,
+    extra_headers: dict[str, str] | None = None,
+) -> Command:
+    """The command that publishes ``message`` to ``task`` on ``queue`` (see ``entry``)."""
+    return command("lpush", queue.value, entry(task, message, queue, task_id, extra_headers))

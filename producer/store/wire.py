@@ -1,16 +1,30 @@
-"""The broker message that carries a job: the job without its output, plus a payload reference."""
+"""The broker messages that carry a job: the job without its output, plus a payload reference.
+
+A summary message is versioned apart from the job it carries. Version 2 carries the job typed
+(``SummaryHeader``) and the producer's classification of its output (``tool_type``), so a
+worker neither rebuilds the job from an untyped dict nor sniffs the output again. A worker
+reads both versions: version 1 (a job as a plain object, no tool type; what producers before
+version 2 publish, and what may still wait in a queue when workers are upgraded) is validated
+into the same model and its output classified by the worker. Producers publish version 2 only:
+upgrade the workers first (an older worker dead-letters a version it does not know).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tersify.contract import SCHEMA_VERSION, PendingSummary
+from tersify.contract import SCHEMA_VERSION, PendingSummary, SummaryHeader, ToolType
 from tersify.errors import InvalidJobError, UnsupportedSchemaError
 
 SUMMARIZE_TASK = "tersify.summarize"
 COMPACT_TASK = "tersify.compact"
+
+MESSAGE_VERSION: Final = 2
+"""The summary message version producers publish."""
+READ_VERSIONS: Final = frozenset({1, MESSAGE_VERSION})
+"""The summary message versions a worker reads."""
 
 
 class SummaryMessage(BaseModel):
@@ -18,16 +32,18 @@ class SummaryMessage(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: int = SCHEMA_VERSION
-    job: dict[str, Any]
+    schema_version: Literal[1, 2] = MESSAGE_VERSION
+    job: SummaryHeader
+    tool_type: ToolType | None = None  # the producer's classification; absent in version 1
     payload: str = Field(pattern=r"^[0-9a-f]{64}$")
     gate_token: int | None = None
 
     @classmethod
-    def for_job(cls, job: PendingSummary, digest: str, gate_token: int | None) -> SummaryMessage:
+    def for_job(
+        cls, job: PendingSummary, digest: str, gate_token: int | None, tool_type: ToolType
+    ) -> SummaryMessage:
         """Build the message for ``job`` whose output is stored under ``digest``."""
-        header = job.model_dump(mode="json", exclude={"output"})
-        return cls(job=header, payload=digest, gate_token=gate_token)
+        return cls(job=job.header(), tool_type=tool_type, payload=digest, gate_token=gate_token)
 
 
 class CompactionMessage(BaseModel):
@@ -53,22 +69,15 @@ def parse_compaction_message(raw: object) -> CompactionMessage:
 
 
 def parse_message(raw: object) -> SummaryMessage:
-    """Validate a message taken off the queue; raise a typed error saying what is wrong."""
+    """Validate a message taken off the queue (either version); raise a typed error saying what
+    is wrong."""
     if not isinstance(raw, dict):
         raise InvalidJobError(f"message must be a JSON object, not {type(raw).__name__}")
     version = raw.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if version not in READ_VERSIONS or isinstance(version, bool):
         raise UnsupportedSchemaError(f"unsupported schema_version {version!r}")
     try:
         return SummaryMessage.model_validate(raw)
-    except ValidationError as exc:
-        raise InvalidJobError(_first_error(exc)) from None
-
-
-def rebuild_job(message: SummaryMessage, output: str) -> PendingSummary:
-    """Join a message's job header with its output into the full ``PendingSummary``."""
-    try:
-        return PendingSummary.model_validate({**message.job, "output": output})
     except ValidationError as exc:
         raise InvalidJobError(_first_error(exc)) from None
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
+import random
+import re
+import shutil
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -15,9 +19,11 @@ from tersify.contract import Method, Queue
 from tersify.errors import InvalidJobError, UnsupportedSchemaError
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.publisher import Publisher
+from tersify.store.commands import execute
+from tersify.store.publisher import push
 from tersify.store.wire import SUMMARIZE_TASK, parse_message
 from tersify.worker.processes.worker_process import WorkerProcess
+from tests.helpers import tersify
 
 BIG = "x" * 5000
 
@@ -79,14 +85,11 @@ def test_a_malformed_message_is_dead_lettered_not_retried(
     start_worker: Callable[..., WorkerProcess], settings: Settings, producer: Producer, redis_client
 ) -> None:
     start_worker()
-    publisher = Publisher(settings)
-    try:
-        publisher.publish(
-            SUMMARIZE_TASK, {"schema_version": 1, "job": {"oops": 1}}, Queue.INTERACTIVE, "bad-1"
-        )
-        publisher.publish(SUMMARIZE_TASK, {"schema_version": 7}, Queue.INTERACTIVE, "bad-2")
-    finally:
-        publisher.close()
+    execute(
+        redis_client,
+        push(SUMMARIZE_TASK, {"schema_version": 1, "job": {"oops": 1}}, Queue.INTERACTIVE, "bad-1"),
+        push(SUMMARIZE_TASK, {"schema_version": 7}, Queue.INTERACTIVE, "bad-2"),
+    )
     deadline = time.monotonic() + 20
     while redis_client.llen(keys.DEAD_LETTERS) < 2:
         assert time.monotonic() < deadline, "messages were not dead-lettered"
@@ -136,3 +139,25 @@ def test_garbage_written_straight_into_the_queue_is_dead_lettered_and_the_worker
     result = producer.submit(session_id="after-poison", tool_name="bash", output=BIG + "\nerror: x")
     assert result.wait(30).method is Method.EXTRACTIVE
     assert redis_client.llen("interactive") == 0
+
+
+@pytest.mark.parametrize("kind", ["an ELF executable", "random bytes"])
+def test_binary_input_is_described_as_what_it_is_never_summarized_as_garbage(
+    kind: str, settings: Settings, start_worker: Callable[..., WorkerProcess], tmp_path: Path
+) -> None:
+    start_worker()
+    if kind == "an ELF executable":
+        path = Path(shutil.which("true") or "/bin/true").resolve()
+    else:
+        path = tmp_path / "random.bin"
+        path.write_bytes(random.Random(7).randbytes(200_000))
+    done = tersify(settings, "submit", str(path), "--tool", "cat", "--command", f"cat {path}")
+    assert done.returncode == 0, done.stderr
+    summary = done.stdout
+    assert "\ufffd" not in summary and "\x00" not in summary
+    expected = "[ELF 64-bit " if kind == "an ELF executable" else "[binary data"
+    assert summary.startswith(expected), summary[:200]
+    assert "not summarized as text" in summary and len(summary) < 2_000
+    if kind == "an ELF executable":
+        assert "printable strings: " in summary and "libc" in summary
+    assert re.search(r"· extractive · [\d,]+ → [\d,]+ chars", done.stderr), done.stderr

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from tersify.client import Producer
-from tersify.contract import FallbackReason, Method
+from tersify.contract import FallbackReason, Method, Queue
 from tersify.errors import RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.publisher import Publisher
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, close_mid_body, ok, slow_drip
@@ -38,7 +37,7 @@ def test_sigterm_lets_the_job_in_flight_finish(
         time.sleep(0.02)
     worker.stop()  # SIGTERM: Celery's warm shutdown
     assert worker.returncode == 0
-    assert handle.wait(5).method is Method.LLM
+    assert handle.wait(30).method is Method.LLM
     assert producer.gate.is_open("term")
 
 
@@ -51,11 +50,14 @@ def test_redis_unreachable_at_submit_is_a_typed_error(tmp_path: Path) -> None:
 def test_a_failed_publish_reopens_the_gate_and_leaves_no_job_behind(
     producer: Producer, redis_client
 ) -> None:
-    # The broker alone is unreachable: the payload and the gate are written, then undone.
-    producer._publisher.close()
-    producer._publisher = Publisher(Settings(redis_url="redis://127.0.0.1:1/0"))
-    with pytest.raises(RedisUnavailableError):
-        producer.submit(session_id="half", tool_name="bash", output=LOG, job_id="j" * 32)
+    # The queue alone refuses the entry (it is not a list): the payload and the gate are
+    # written, then undone.
+    redis_client.set(Queue.INTERACTIVE.value, "not a list")
+    try:
+        with pytest.raises(RedisUnavailableError, match="could not publish"):
+            producer.submit(session_id="half", tool_name="bash", output=LOG, job_id="j" * 32)
+    finally:
+        redis_client.delete(Queue.INTERACTIVE.value)
     assert producer.gate.is_open("half")
     assert not redis_client.exists(keys.job_meta("j" * 32))
 

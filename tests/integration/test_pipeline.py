@@ -12,9 +12,20 @@ import pytest
 
 from tersify.classify import classify
 from tersify.client import Producer
-from tersify.contract import FallbackReason, Method, Queue, SummaryResult, ToolType
+from tersify.client.jobs import build_job
+from tersify.contract import (
+    FallbackReason,
+    Method,
+    PendingSummary,
+    Queue,
+    SummaryResult,
+    ToolType,
+)
 from tersify.settings import Settings
-from tersify.store import keys
+from tersify.store import keys, payloads
+from tersify.store.commands import execute
+from tersify.store.publisher import push
+from tersify.store.wire import SUMMARIZE_TASK, SummaryMessage
 from tersify.worker.cli.demo import Example, load_examples
 from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.store.sessionlog import read_entries, session_file
@@ -171,7 +182,7 @@ def test_the_session_log_holds_every_full_output_and_result(
     def logged() -> list[dict]:
         return list(read_entries(path)) if path.exists() else []
 
-    wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), timeout=10)
+    wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), timeout=60)
     entries = logged()
     outputs = {e["job_id"]: e["output"] for e in entries if e["kind"] == "output"}
     results = {e["job_id"] for e in entries if e["kind"] == "result"}
@@ -194,7 +205,7 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
     slow = settings.model_copy(update={"job_deadline_seconds": 60, "visibility_timeout_seconds": 3})
     with Producer(slow) as producer:
         handle = producer.submit(session_id="killed", tool_name="bash", output=ex.output)
-        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=60)
         first.kill()
         fake_model.set_default(ok())
         start_worker(**env)
@@ -210,7 +221,7 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
         lines = [json.loads(line) for line in log.read_text().splitlines()]
         return sum(1 for e in lines if e["kind"] == "result")
 
-    wait_for(lambda: logged_results() >= 1, timeout=10)  # the log line follows the stored result
+    wait_for(lambda: logged_results() >= 1, timeout=60)  # the log line follows the stored result
     assert logged_results() == 1
     assert redis_client.llen(f"tersify:result:{handle.job_id}") == 1
 
@@ -310,3 +321,50 @@ def test_an_identical_output_reuses_the_cached_model_summary(
     assert (first.method, again.method, other.method) == (Method.LLM, Method.CACHE, Method.LLM)
     assert again.text == first.text and again.job_id != first.job_id
     assert fake_model.request_count == 2
+
+
+def _publish_by_hand(
+    producer: Producer, redis_client: Any, job_id: str, message: Callable[..., dict[str, Any]]
+) -> None:
+    """Stage a job's payload and gate hold as a producer does, then publish ``message(job,
+    digest, token)`` as its queue entry: what another producer version would have sent."""
+    grep = example_of(ToolType.SEARCH_RESULTS)
+    job = build_job(
+        producer.settings, session_id="by-hand", tool_name=grep.tool_name, output=grep.output
+    )
+    job = job.model_copy(update={"job_id": job_id})
+    digest, blob = payloads.encode(job.output)
+    redis_client.set(keys.payload(digest), blob, ex=600)
+    token = producer.gate.close_for("by-hand", job_id)
+    entry = push(SUMMARIZE_TASK, message(job, digest, token), Queue.INTERACTIVE, job_id)
+    execute(redis_client, entry)
+
+
+def test_a_worker_summarizes_a_message_queued_by_a_producer_of_the_first_message_version(
+    start_worker: StartWorker, producer: Producer, redis_client
+) -> None:
+    start_worker()
+
+    def version_one(job: PendingSummary, digest: str, token: int) -> dict[str, Any]:
+        header = job.model_dump(mode="json", exclude={"output"})
+        return {"schema_version": 1, "job": header, "payload": digest, "gate_token": token}
+
+    _publish_by_hand(producer, redis_client, "first-version-job", version_one)
+    result = producer.wait("first-version-job", timeout=60)
+    assert result.tool_type is ToolType.SEARCH_RESULTS  # classified by the worker
+    assert producer.gate.wait_open("by-hand", timeout=30)
+
+
+def test_a_worker_takes_the_tool_type_the_producer_classified(
+    start_worker: StartWorker, producer: Producer, redis_client
+) -> None:
+    start_worker()
+
+    def classified_as_a_file(job: PendingSummary, digest: str, token: int) -> dict[str, Any]:
+        message = SummaryMessage.for_job(job, digest, token, ToolType.FILE_CONTENT)
+        return message.model_dump(mode="json")
+
+    _publish_by_hand(producer, redis_client, "typed-version-job", classified_as_a_file)
+    result = producer.wait("typed-version-job", timeout=60)
+    assert result.tool_type is ToolType.FILE_CONTENT  # not sniffed again: grep output, read as sent
+    assert producer.gate.wait_open("by-hand", timeout=30)

@@ -11,6 +11,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tersify.classify import classify
 from tersify.client import Producer
 from tersify.contract import Method
 from tersify.settings import Settings
@@ -21,7 +22,7 @@ from tests.integration.conftest import provider_env
 from tests.otlp import OtlpReceiver, ReceivedSpan
 
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(300)) + "\nerror: link failed\n"
-WORKER_SPANS = {"tersify.job", "tersify.queue_wait", "tersify.classify", "tersify.store"}
+WORKER_SPANS = {"tersify.job", "tersify.queue_wait", "tersify.store"}
 _EXPORTER = InMemorySpanExporter()
 
 
@@ -84,8 +85,8 @@ def test_each_job_is_one_trace_from_submit_through_the_worker_to_the_model_and_s
         names = {s.name: s for s in spans}
         assert names["tersify.job"].parent_id == f"{submit.context.span_id:016x}"
         job_span_id = names["tersify.job"].span_id
-        model = names[f"chat {settings.anthropic_model}"]
-        for child in ("tersify.queue_wait", "tersify.classify", "tersify.store"):
+        model = names["chat claude-haiku-4-5-20251001"]
+        for child in ("tersify.queue_wait", "tersify.store"):
             assert names[child].parent_id == job_span_id
         assert model.parent_id == job_span_id
         assert model.attributes["gen_ai.provider.name"] == "anthropic"
@@ -94,6 +95,7 @@ def test_each_job_is_one_trace_from_submit_through_the_worker_to_the_model_and_s
         assert (
             names["tersify.job"].attributes["tersify.job_id"] == submit.attributes["tersify.job_id"]
         )
+        assert names["tersify.job"].attributes["tersify.tool_type"] == classify("bash", None, LOG)
         assert {s.service for s in spans} == {"tersify-worker-under-test"}
     assert worker.alive()
 

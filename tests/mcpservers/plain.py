@@ -5,6 +5,7 @@ tool that returns a model sends the object (and its JSON as text)."""
 from __future__ import annotations
 
 import hashlib
+import os
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
@@ -13,12 +14,15 @@ server = MCPServer("plain")
 
 
 def build_log(lines: int) -> str:
-    """A build log of ``lines`` lines with one error near the end."""
+    """A build's time-stamped log of ``lines`` lines with one error near the end."""
     error = max(1, lines - lines // 10)
     return "\n".join(
-        f"src/module_{i % 97}.c:{i}:5: error: undefined reference to `frobnicate'"
-        if i == error
-        else f"cc -O2 -c src/module_{i % 97}.c -o build/module_{i}.o"
+        f"2026-03-01 12:{i // 60 % 60:02d}:{i % 60:02d} "
+        + (
+            f"src/module_{i % 97}.c:{i}:5: error: undefined reference to `frobnicate'"
+            if i == error
+            else f"cc -O2 -c src/module_{i % 97}.c -o build/module_{i}.o"
+        )
         for i in range(1, lines + 1)
     )
 
@@ -44,6 +48,12 @@ def build_report(lines: int) -> BuildReport:
         hashlib.sha256(str(i).encode()).hexdigest() + "\n" for i in range(lines // 10)
     )
     return BuildReport(status="failed", log=build_log(lines), checksums=digests)
+
+
+@server.tool()
+def stop(status: int) -> str:
+    """End this server at once with exit ``status``, as a crash would."""
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT_TIMEOUT_SECONDS = 60
+SCRIPT_TIMEOUT_SECONDS = 240  # a tiny run, sized for two suites side by side on two cores
 
 TINY_RUNS = [
     (
@@ -43,6 +43,13 @@ TINY_RUNS = [
         ["--inflight", "4", "--chars", "3000", "--latency-ms", "3000", "--max-seconds", "30"],
         "memory:",
         {"inflight", "rss_mb"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
+        "redis_cost.py",
+        ["--jobs", "10", "--sessions", "3", "--latency-ms", "20", "--concurrency", "4"],
+        "redis_cost:",
+        {"commands_per_job", "sent_per_job", "scripted_per_job"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),

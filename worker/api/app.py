@@ -17,9 +17,9 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import ASGIApp
 
-from tersify.client import AsyncProducer, Producer
+from tersify.client import AsyncProducer
 from tersify.client.aio import ListHeadWaiter
-from tersify.errors import RedisUnavailableError
+from tersify.errors import ConfigurationError, RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store.redis_url import async_redis_client, redis_client
 from tersify.text.spill import SpillStore
@@ -40,7 +40,7 @@ REQUEST_OVERHEAD_BYTES = 64 * 1024
 _log = structlog.get_logger(__name__)
 
 
-class AuthNotConfiguredError(ValueError):
+class AuthNotConfiguredError(ConfigurationError):
     """No tokens are configured and insecure no-auth mode was not asked for."""
 
 
@@ -73,7 +73,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.producer = AsyncProducer(settings)
     app.state.redis = async_redis_client(settings, decode=True)
     app.state.compactions = ListHeadWaiter(app.state.redis, settings)
-    app.state.sync_producer = Producer(settings)
     spill_client = redis_client(settings)
     app.state.spill = SpillStore(spill_client, ttl_seconds=settings.payload_ttl_seconds)
     _log.info("api_started", auth=app.state.tokens is not None)
@@ -82,7 +81,6 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     finally:
         await app.state.producer.close()
         await app.state.redis.aclose()
-        app.state.sync_producer.close()
         spill_client.close()
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 import redis
 import redis.asyncio
 from fastapi import APIRouter, Path, Request
 
-from tersify.client import Producer
+from tersify.client import AsyncProducer
 from tersify.client.cancel import Cancellation
 from tersify.errors import JobNotFoundError, RedisUnavailableError
 from tersify.settings import Settings
@@ -41,8 +40,7 @@ async def cancel_summary(
             raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
         if owner is None or not caller.allows(str(owner)):
             raise JobNotFoundError(f"no job {job_id!r}")
-    producer: Producer = request.app.state.sync_producer
-    # Producer.cancel is blocking (a few Redis round trips): keep it off the event loop
-    cancelled = await asyncio.to_thread(producer.cancel, job_id)
+    producer: AsyncProducer = request.app.state.producer
+    cancelled = await producer.cancel(job_id)
     settings: Settings = request.app.state.settings
     return cancelled.model_copy(update={"result": leaving_with(cancelled.result, settings.redact)})

@@ -13,10 +13,10 @@ from fastapi.responses import JSONResponse, Response
 
 from tersify.chat.compaction import CompactionResult
 from tersify.chat.pairs import repair_messages
-from tersify.client import AsyncProducer, Producer
+from tersify.client import AsyncProducer
 from tersify.client.aio import ListHeadWaiter
 from tersify.client.forget import Forgotten
-from tersify.client.tenants import admit, quotas
+from tersify.client.tenants import admit
 from tersify.contract import Method, Queue, SessionId, SummaryResult
 from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from tersify.gate import GateStatus
@@ -87,7 +87,7 @@ async def _admit(request: Request, caller: Principal) -> None:
     """Count a submit against the caller's tenant; the ``quota_exceeded`` problem past a cap."""
     if caller.tenant is None:
         return
-    quota = quotas(request.app.state.settings.tenants).get(caller.tenant)
+    quota = request.app.state.settings.tenants.get(caller.tenant)
     if quota is None:
         return
     try:
@@ -206,10 +206,9 @@ async def submit_compaction(
     """Queue a compaction of ``messages``; GET the Location for the compacted conversation."""
     caller.check(body.session_id)
     await _admit(request, caller)
-    sync_producer: Producer = request.app.state.sync_producer
-    # Producer.compact is blocking (there is no async twin): keep it off the event loop
-    handle = await asyncio.to_thread(sync_producer.compact, **body.model_dump())
-    warning = await unserved(_producer(request), Queue.INTERACTIVE)
+    producer = _producer(request)
+    handle = await producer.compact(**body.model_dump())
+    warning = await unserved(producer, Queue.INTERACTIVE)
     return _accepted(request, "get_compaction", handle.job_id, warning)
 
 

@@ -1,7 +1,8 @@
 """The worker process's life, on Celery's signals: logging, the runtime, and every chore.
 
 ``_worker_ready`` is the one place a worker process starts its periodic chores (heartbeat,
-expired-lease sweep, redelivery of dead workers' jobs, logging passthrough outputs) and its
+expired-lease sweep, redelivery of dead workers' jobs, logging passthrough outputs, trimming the
+record of recent finishes) and its
 metrics endpoint, all on the
 runtime's scheduler thread. A forked prefork child only drops its parent's clients: it builds
 its own runtime on its first job, and its scheduler runs only that job's lease renewals.
@@ -17,6 +18,7 @@ from celery import Celery, current_app, signals
 from tersify.worker.broker.redelivery import restore_abandoned, restore_interval
 from tersify.worker.jobs.sweeper import sweep_once
 from tersify.worker.jobs.webhooks import WebhookSender
+from tersify.worker.metrics.jobs import TRIM_SECONDS, trim_recent
 from tersify.worker.metrics.jobs import start_server as start_metrics
 from tersify.worker.runtime.heartbeat import HEARTBEAT_SECONDS, beat
 from tersify.worker.runtime.heartbeat import clear as clear_heartbeat
@@ -41,6 +43,7 @@ def start_chores(rt: Runtime, app: Celery, hostname: str, pool: str) -> None:
     rt.scheduler.every(rt.settings.gate_sweep_interval_seconds, lambda: sweep_once(rt), "sweep")
     rt.scheduler.every(restore_interval(rt.settings), lambda: restore_abandoned(app), "redelivery")
     rt.scheduler.every(PRUNE_SECONDS, rt.session_log.prune, "prune")  # session log retention
+    rt.scheduler.every(TRIM_SECONDS, lambda: trim_recent(rt.redis), "trim_recent")
     passthroughs = PassthroughLog(rt.redis, rt.session_log)
     rt.scheduler.every(PASSTHROUGH_LOG_SECONDS, passthroughs.drain, "passthrough_log")
     start_metrics(rt.settings, rt.redis, pool)

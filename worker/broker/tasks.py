@@ -8,13 +8,14 @@ raises, so Celery neither retries a poison message nor logs it as a crash.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import structlog
 from celery import current_app, current_task, shared_task
 from opentelemetry.trace import SpanKind
 
-from tersify.client.tracing import extract, tracer
+from tersify.client.tracing import extract, recording, tracer
 from tersify.contract import DeadLetterReason
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK
 from tersify.worker.jobs.compaction import process_compaction
@@ -49,15 +50,24 @@ def _run(
         dead_letter(rt.redis, DeadLetterReason.BAD_ARGUMENTS, detail, [list(args), kwargs])
         return
     try:
-        with tracer.start_as_current_span(
-            "tersify.job", context=extract(_message_headers()), kind=SpanKind.CONSUMER
-        ) as span:
-            span.set_attribute("tersify.task", task)
+        with _job_span(task):
             handler(args[0], rt)
     except Exception as exc:  # a bug or a lost Redis: recorded, never retried, never fatal
         log.exception("task_failed", task=task)
         detail = f"{type(exc).__name__}: {str(exc)[:200]}"
         dead_letter(rt.redis, DeadLetterReason.TASK_FAILED, detail, args[0])
+
+
+def _job_span(task: str) -> AbstractContextManager[object]:
+    """The job's span, continuing the producer's trace; nothing when no spans are recorded."""
+    if not recording():
+        return nullcontext()
+    return tracer.start_as_current_span(
+        "tersify.job",
+        context=extract(_message_headers()),
+        kind=SpanKind.CONSUMER,
+        attributes={"tersify.task": task},
+    )
 
 
 def _message_headers() -> dict[str, Any]:

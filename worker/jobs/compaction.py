@@ -18,7 +18,7 @@ from tersify.worker.compaction.compact import compact
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.metrics.jobs import count_redactions, observe_compaction
 from tersify.worker.model.providers.base import ModelRequest
-from tersify.worker.redact import Redactor, Scope
+from tersify.worker.redact import Redactor
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.grounding import Source, check_source
 
@@ -59,7 +59,7 @@ def process_compaction(raw: object, rt: Runtime) -> CompactionResult | None:
 def _run(rt: Runtime, job: CompactionJob) -> CompactionResult:
     """Log the job's messages, then compact them with the session's last summary at hand."""
     settings = rt.settings
-    redactor = Redactor(Scope.parse(settings.redact))
+    redactor = Redactor(rt.redaction)
     try:
         rt.session_log.append_compaction(job, redactor)
     except OSError as exc:  # a full disk must not cost the user the compaction

@@ -174,16 +174,16 @@ def replay(
     job = message.job
     try:
         handle = producer.submit(
-            session_id=str(job.get("session_id", "")),
-            tool_name=str(job.get("tool_name", "")),
+            session_id=job.session_id,
+            tool_name=job.tool_name,
             output=payloads.decode(blob),
-            command=job.get("command"),
-            query=job.get("query"),
-            tool_call_id=job.get("tool_call_id"),
-            relevant_lines=job.get("relevant_lines"),
-            queue=queue or job.get("queue") or Queue.INTERACTIVE,
-            tenant=job.get("tenant"),
-            options=job.get("options"),  # its callback, model, budget and caps, as submitted
+            command=job.command,
+            query=job.query,
+            tool_call_id=job.tool_call_id,
+            relevant_lines=job.relevant_lines,
+            queue=queue or job.queue,
+            tenant=job.tenant,
+            options=job.options,  # its callback, model, budget and caps, as submitted
         )
     except (InvalidJobError, ValueError, TypeError, zlib.error) as exc:
         return Replayed(record_id, why_not=f"the job is invalid: {exc}")

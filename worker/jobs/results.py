@@ -14,7 +14,7 @@ from tersify.gate import CompletionOutcome
 from tersify.store import webhooks
 from tersify.store.commands import execute
 from tersify.worker.metrics import jobs as metrics
-from tersify.worker.redact import Redactor, Scope, leaving
+from tersify.worker.redact import Redactor, leaving
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.summarizer import Outcome
 
@@ -83,7 +83,7 @@ def store(
     (``redactor``, else a fresh one) for its secrets; the redactions are counted here. A
     result that is the job's (not a late one) is then scheduled for its ``callback`` URL.
     """
-    redactor = redactor or Redactor(Scope.parse(rt.settings.redact))
+    redactor = redactor or Redactor(rt.redaction)
     result = leaving(result, redactor)
     completion = rt.gate.complete(
         result.job_id,
@@ -91,6 +91,7 @@ def store(
         ttl=rt.settings.result_ttl_seconds,
         session_id=result.session_id if token is not None else None,
         token=token,
+        writes=metrics.completion_writes(result),
     )
     metrics.observe(rt.writes, rt.settings, result, completion, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()

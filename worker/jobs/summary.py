@@ -1,5 +1,7 @@
-"""A summary job's life inside a worker, free of Celery: validate, log, classify, summarize,
-store.
+"""A summary job's life inside a worker, free of Celery: validate, log, summarize, store.
+
+The message carries the job typed and, from version 2 on, the producer's classification of its
+output, which the worker trusts; a version 1 message's output is classified here.
 
 Every path ends in a stored result or a dead-letter record; nothing half-done stays behind.
 """
@@ -7,13 +9,16 @@ Every path ends in a stored result or a dead-letter record; nothing half-done st
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 
 import structlog
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
+from redis import Redis
+from redis.commands.core import Script
 
 from tersify.classify import classify
-from tersify.client.tracing import job_attributes, tracer
+from tersify.client.tracing import job_attributes, recording, span, tracer
 from tersify.contract import (
     DeadLetterReason,
     FallbackReason,
@@ -24,12 +29,12 @@ from tersify.contract import (
 )
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.store import keys, payloads
-from tersify.store.wire import parse_message, rebuild_job
+from tersify.store.wire import parse_message
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
-from tersify.worker.redact import Redactor, Scope
+from tersify.worker.redact import Redactor
 from tersify.worker.runtime.runtime import Runtime
-from tersify.worker.summarize.cache import cache_key
+from tersify.worker.summarize.cache import KEY_FIELDS, cache_key
 from tersify.worker.summarize.summarizer import Outcome, fallback_outcome, summarize
 
 log = structlog.get_logger("tersify.worker")
@@ -42,57 +47,79 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
     except InvalidJobError as exc:
         dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
         return None
-    job_id = str(message.job.get("job_id", ""))
+    header = message.job
     key = None
     if rt.routes and rt.cache.enabled:
-        options = message.job.get("options") or {}
-        model = options.get("model") or rt.routes[0].provider.model
-        key = cache_key(message.payload, message.job, str(model))
-    with rt.redis.pipeline(transaction=False) as pipe:  # one round trip for every read
-        pipe.exists(keys.result(job_id))
-        pipe.get(keys.payload(message.payload))
-        pipe.exists(keys.logged(job_id))
-        pipe.set(keys.started(job_id), "1", ex=rt.settings.result_ttl_seconds)
-        if key is not None:
-            pipe.get(key)
-        done, blob, logged, _, *cached = pipe.execute()
+        model = (header.options and header.options.model) or rt.routes[0].provider.model
+        described = header.model_dump(mode="json", include=set(KEY_FIELDS))
+        key = cache_key(message.payload, described, model)
+    job_id = header.job_id
+    take: tuple[str, ...] = (
+        keys.result(job_id),
+        keys.payload(message.payload),
+        keys.logged(job_id),
+    )
+    take += (keys.started(job_id), *([key] if key is not None else []))
+    done, blob, logged, *cached = _take(rt.redis)(keys=take, args=[rt.settings.result_ttl_seconds])
     if done:
-        log.info("job_skipped_duplicate", job_id=job_id)
+        log.info("job_skipped_duplicate", job_id=header.job_id)
         return None
     if blob is None:
         detail = "the job's output expired before a worker took it"
         dead_letter(rt.redis, DeadLetterReason.PAYLOAD_MISSING, detail, raw)
         return None
-    try:
-        job = rebuild_job(message, payloads.decode(blob))
-    except InvalidJobError as exc:
-        dead_letter(rt.redis, DeadLetterReason.INVALID_JOB, str(exc), raw)
-        return None
+    job = header.with_output(payloads.decode(blob))
+    del blob  # the job holds its output once: the stored bytes go now
     with (
         structlog.contextvars.bound_contextvars(job_id=job.job_id, session_id=job.session_id),
         rt.scheduler.holding(job.session_id, job.job_id, message.gate_token),
     ):
         started = utcnow()
-        trace_queue_wait(job, started)
-        redactor = Redactor(Scope.parse(rt.settings.redact))  # one job, one set of placeholders
+        tool_type = message.tool_type or classified(job)
+        trace_queue_wait(job, tool_type, started)
+        redactor = Redactor(rt.redaction)  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
-        with tracer.start_as_current_span("tersify.classify") as span:
-            tool_type = classify(job.tool_name, job.command, job.output)
-            span.set_attribute("tersify.tool_type", tool_type.value)
         hit = rt.cache.parse(cached[0]) if cached else None
         outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
         result = make_result(job, tool_type, outcome, started)
-        with tracer.start_as_current_span("tersify.store"):
+        with span("tersify.store"):
             store(rt, result, message.gate_token, redactor, callback=callback_url(job))
         return result
 
 
-def trace_queue_wait(job: PendingSummary, started: datetime) -> None:
-    """A span from the job's submission to a worker starting it, with the job's attributes."""
-    current = trace.get_current_span()
-    current.set_attributes(job_attributes(job))  # the whole job's span
-    span = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
-    span.end(end_time=_ns(started))
+# KEYS result, payload, logged, started[, cached answer] · ARGV marker TTL → whether the result
+# exists, the payload, whether the output is logged[, the cached answer]; marks the job started
+_TAKE = """
+local found = {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[2]) or false,
+  redis.call('EXISTS', KEYS[3])}
+redis.call('SET', KEYS[4], '1', 'EX', ARGV[1])
+if KEYS[5] then found[4] = redis.call('GET', KEYS[5]) or false end
+return found
+"""
+
+
+@cache
+def _take(client: Redis) -> Script:
+    """The job's first step, one script: every read it needs, and the mark that it started."""
+    return client.register_script(_TAKE)
+
+
+def classified(job: PendingSummary) -> ToolType:
+    """The job's tool type, for a message that does not carry the producer's (version 1)."""
+    with span("tersify.classify") as current:
+        tool_type = classify(job.tool_name, job.command, job.output)
+        current.set_attribute("tersify.tool_type", tool_type.value)
+    return tool_type
+
+
+def trace_queue_wait(job: PendingSummary, tool_type: ToolType, started: datetime) -> None:
+    """A span from the job's submission to a worker starting it; the job's attributes."""
+    if not recording():
+        return
+    described = {**job_attributes(job), "tersify.tool_type": tool_type.value}
+    trace.get_current_span().set_attributes(described)  # the whole job's span
+    wait = tracer.start_span("tersify.queue_wait", start_time=_ns(job.created_at))
+    wait.end(end_time=_ns(started))
 
 
 def _ns(when: datetime) -> int:
@@ -109,8 +136,10 @@ def summarize_traced(
     """``summarize_cached`` in a GenAI span: provider, model, tokens, fallback reason."""
     route = rt.routes[0].provider if rt.routes else None
     model = route.model if route is not None else "extractive"
-    with tracer.start_as_current_span(f"chat {model}", kind=SpanKind.CLIENT) as span:
+    with span(f"chat {model}", kind=SpanKind.CLIENT) as current:
         outcome = summarize_cached(rt, job, tool_type, key, redactor)
+        if not current.is_recording():
+            return outcome
         attributes = {
             "gen_ai.operation.name": "chat",
             "gen_ai.provider.name": outcome.provider,
@@ -121,7 +150,7 @@ def summarize_traced(
             "tersify.method": outcome.method.value,
             "tersify.fallback_reason": outcome.fallback_reason and outcome.fallback_reason.value,
         }
-        span.set_attributes({k: v for k, v in attributes.items() if v is not None})
+        current.set_attributes({k: v for k, v in attributes.items() if v is not None})
         return outcome
 
 

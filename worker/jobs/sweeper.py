@@ -7,11 +7,17 @@ arrive, is stored as late instead of applied twice.
 
 from __future__ import annotations
 
-import json
-
 import structlog
 
-from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType, utcnow
+from tersify.contract import (
+    FallbackReason,
+    Method,
+    PendingSummary,
+    SummaryHeader,
+    SummaryResult,
+    ToolType,
+    utcnow,
+)
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.gate import ExpiredHold
 from tersify.store import keys, payloads
@@ -90,8 +96,7 @@ def _rebuild(rt: Runtime, hold: ExpiredHold) -> tuple[PendingSummary | None, boo
         log.error("expired_job_unrecoverable", job_id=hold.job_id, session_id=hold.session_id)
         return None, bool(taken)
     try:
-        header = json.loads(meta[b"job"])
-        job = PendingSummary.model_validate({**header, "output": payloads.decode(blob)})
+        job = SummaryHeader.model_validate_json(meta[b"job"]).with_output(payloads.decode(blob))
     except (InvalidJobError, ValueError) as exc:
         log.error("expired_job_unrecoverable", job_id=hold.job_id, error=str(exc)[:200])
         return None, bool(taken)

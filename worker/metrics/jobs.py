@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,7 @@ from tersify.contract import DeadLetterReason, Method, Queue, SummaryResult
 from tersify.gate import CompletionOutcome
 from tersify.settings import Settings
 from tersify.store import keys
+from tersify.store.commands import Command, command
 from tersify.worker.metrics.state import STATE_COUNTERS, STATE_GAUGES, StateCollector
 from tersify.worker.model.pricing import cost
 from tersify.worker.redact import KINDS
@@ -36,8 +38,10 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 """The worker's own registry: only ``tersify_*`` metrics, nothing a library registers."""
 
 # Recent finishes older than this are trimmed; `tersify status` asks for at most this window.
+# The trim runs every TRIM_SECONDS, so the set may pass its cap by that many seconds of finishes.
 RECENT_WINDOW_SECONDS = 900
 RECENT_COMPLETIONS_KEEP = 50_000
+TRIM_SECONDS = 10.0
 _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300)
 
 JOBS = Counter(
@@ -155,24 +159,38 @@ def observe(
 ) -> None:
     """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
     queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
-    tenant = tenant_label(settings.tenants, result.tenant)
-    JOBS.labels(queue, result.tool_type.value, result.method.value, outcome.value, tenant).inc()
+    tenant = tenants.label(settings.tenants, result.tenant)
+    method = result.method.value
+    _child(JOBS, queue, result.tool_type.value, method, outcome.value, tenant).inc()
     total = (result.finished_at - result.queued_at).total_seconds()
     wait = (result.started_at - result.queued_at).total_seconds()
-    JOB_DURATION.labels(queue).observe(max(0.0, total))
-    QUEUE_WAIT.labels(queue).observe(max(0.0, wait))
-    PROCESSING.labels(queue, result.method.value).observe(max(0.0, total - wait))
+    _child(JOB_DURATION, queue).observe(max(0.0, total))
+    _child(QUEUE_WAIT, queue).observe(max(0.0, wait))
+    _child(PROCESSING, queue, method).observe(max(0.0, total - wait))
     if gated:
         GATE_HOLD.observe(max(0.0, total))
-    CHARS.labels("in").inc(result.chars_in)
-    CHARS.labels("out").inc(result.chars_out)
+    _child(CHARS, "in").inc(result.chars_in)
+    _child(CHARS, "out").inc(result.chars_out)
     if result.method is Method.CACHE:
         CACHE_HITS.inc()
     if result.fallback_reason is not None:
-        FALLBACKS.labels(result.fallback_reason.value).inc()
+        _child(FALLBACKS, result.fallback_reason.value).inc()
     if result.provider and result.model and result.method is Method.LLM:
         _count_tokens(writes, settings, result, tenant)
-    _remember(writes, settings, result, queue, applied=outcome is CompletionOutcome.APPLIED)
+    _remember(writes, settings, result, queue)
+
+
+_children: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+
+def _child(metric: Any, *labels: str) -> Any:
+    """``metric.labels(*labels)``, looked up once per label set (the registry keeps every child
+    anyway; finding it again through ``labels`` costs a lock and checks on every job)."""
+    key = (id(metric), labels)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*labels)
+    return child
 
 
 def count_redactions(counts: Mapping[str, int]) -> None:
@@ -202,46 +220,50 @@ def _count_tokens(
         writes.submit(lambda pipe: tenants.add_spend(pipe, tenant, usd, result.finished_at))
 
 
-def tenant_label(spec: str, tenant: str | None) -> str:
-    """The ``tenant`` label of a result: a configured tenant's name, else empty."""
-    try:
-        return tenants.label(tenants.quotas(spec), tenant)
-    except ValueError:
-        return ""  # the API refuses to start on it; here it only means no tenant labels
-
-
-def _remember(
-    writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str, *, applied: bool
-) -> None:
-    # Shared, capped records of recent finishes: `tersify status` reads them from any host.
-    # Written behind the job (within ~20 ms): a record lost to a crash only thins the rates.
-    at = result.finished_at.timestamp()
-    fallback = None
-    if result.fallback_reason is not None:
-        fallback = json.dumps(
-            {
-                "job_id": result.job_id,
-                "session_id": result.session_id,
-                "queue": queue,
-                "tool_type": result.tool_type.value,
-                "provider": result.provider,
-                "reason": result.fallback_reason.value,
-                "detail": (result.fallback_detail or "")[:200],
-                "at": at,
-            }
-        )
-    keep_fallbacks = settings.metrics_recent_fallbacks
+def completion_writes(result: SummaryResult) -> tuple[Command, ...]:
+    """The shared counts of a stored result, written in the same step as the result when it is
+    applied (a late result is no second summary): the re-read share's denominator and the
+    record of recent finishes that ``tersify status`` reads from any host (``trim_recent``
+    keeps it bounded)."""
     kind = rereads.field(result.tool_type.value, result.method.value)
+    at = result.finished_at.timestamp()
+    return (
+        command("hincrby", keys.SUMMARIES, kind, 1),
+        command("zadd", keys.RECENT_COMPLETIONS, at, result.job_id),
+    )
+
+
+def trim_recent(client: redis.Redis) -> None:
+    """Drop recent finishes past the window, and the oldest past the cap (a worker's chore)."""
+    now = time.time()
+    with client.pipeline(transaction=False) as pipe:
+        pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", now - RECENT_WINDOW_SECONDS)
+        pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
+        pipe.execute()
+
+
+def _remember(writes: WriteBehind, settings: Settings, result: SummaryResult, queue: str) -> None:
+    # The recent fallbacks `tersify status` lists, capped. Written behind the job (within
+    # ~20 ms): a record lost to a crash only thins the list.
+    if result.fallback_reason is None:
+        return
+    fallback = json.dumps(
+        {
+            "job_id": result.job_id,
+            "session_id": result.session_id,
+            "queue": queue,
+            "tool_type": result.tool_type.value,
+            "provider": result.provider,
+            "reason": result.fallback_reason.value,
+            "detail": (result.fallback_detail or "")[:200],
+            "at": result.finished_at.timestamp(),
+        }
+    )
+    keep_fallbacks = settings.metrics_recent_fallbacks
 
     def write(pipe: Any) -> None:
-        if applied:  # the re-read share's denominator: a late result is no second summary
-            pipe.hincrby(keys.SUMMARIES, kind, 1)
-        pipe.zadd(keys.RECENT_COMPLETIONS, {result.job_id: at})
-        pipe.zremrangebyscore(keys.RECENT_COMPLETIONS, "-inf", at - RECENT_WINDOW_SECONDS)
-        pipe.zremrangebyrank(keys.RECENT_COMPLETIONS, 0, -RECENT_COMPLETIONS_KEEP - 1)
-        if fallback is not None:
-            pipe.lpush(keys.RECENT_FALLBACKS, fallback)
-            pipe.ltrim(keys.RECENT_FALLBACKS, 0, keep_fallbacks - 1)
+        pipe.lpush(keys.RECENT_FALLBACKS, fallback)
+        pipe.ltrim(keys.RECENT_FALLBACKS, 0, keep_fallbacks - 1)
 
     writes.submit(write)
 

@@ -10,7 +10,8 @@ its failure opens it for another cool-down. One Lua script per transition, serve
 Two shortcuts keep the breaker off a healthy job's path: an "allow" is remembered in-process for
 ``ALLOW_CACHE_SECONDS`` (so a circuit opened by another worker is seen that much later here; a
 failure recorded here forgets it at once), and an ordinary success's reset is written behind the
-job when a ``WriteBehind`` is given (a probe's verdict is always written at once). A late reset
+job when a ``WriteBehind`` is given, once per batch of writes however many successes (a probe's
+verdict is always written at once). A late reset
 only clears the count of a circuit that is still closed: it may forget a failure recorded in
 the same ~20 ms, but it never closes a circuit.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import time
 from enum import StrEnum
+from typing import Any
 
 import redis
 import structlog
@@ -99,6 +101,7 @@ class CircuitBreaker:
         self.provider = provider
         self._writes = writes
         self._allowed_until = 0.0  # monotonic; an "allow" seen here is trusted until then
+        self._reset_queued = False
         self._key = keys.circuit(provider)
         self._threshold = threshold
         self._cooldown_ms = int(cooldown * 1000)
@@ -106,6 +109,11 @@ class CircuitBreaker:
         self._ttl = max(60, int(cooldown * 10))
         self._admit = client.register_script(_ADMIT)
         self._record = client.register_script(_RECORD)
+
+    def _queue_reset(self, pipe: Any) -> None:
+        self._reset_queued = False
+        # EVAL, not EVALSHA: a pipeline with scripts costs an extra round trip
+        pipe.eval(_RESET_IF_CLOSED, 1, self._key)
 
     def admit(self) -> Admission:
         """May a call go out now? Redis being unreachable admits (the call will tell)."""
@@ -128,8 +136,9 @@ class CircuitBreaker:
         if not ok:
             self._allowed_until = 0.0
         elif not probe and self._writes is not None:
-            key = self._key  # EVAL, not EVALSHA: a pipeline with scripts costs an extra round trip
-            self._writes.submit(lambda pipe: pipe.eval(_RESET_IF_CLOSED, 1, key))
+            if not self._reset_queued:  # one reset per batch of writes, however many successes
+                self._reset_queued = True
+                self._writes.submit(self._queue_reset)
             return
         args = [int(ok), int(probe), self._threshold, self._cooldown_ms, self._ttl]
         try:

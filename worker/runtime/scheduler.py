@@ -24,7 +24,8 @@ log = structlog.get_logger("tersify.scheduler")
 
 
 class Scheduler:
-    """Renews registered holds every third of a lease; runs periodic chores between renewals."""
+    """Renews registered holds every third of a lease, all in one gate call; runs periodic chores
+    between renewals."""
 
     def __init__(self, gate: SessionGate, settings: Settings) -> None:
         self._gate = gate
@@ -91,17 +92,19 @@ class Scheduler:
                     chore.run()
 
     def _renew_all(self) -> None:
+        # one gate call renews every hold of this process, however many jobs it runs
         with self._lock:
-            holds = list(self._holds.items())
-        for job_id, (session_id, token) in holds:
-            try:
-                renewed = self._gate.renew(session_id, job_id, token)
-                with self._lock:
-                    running = job_id in self._holds  # a job that just finished released it
-                if not renewed and running:
-                    log.warning("lease_lost", job_id=job_id, session_id=session_id)
-            except TersifyError as exc:
-                log.warning("lease_renew_failed", job_id=job_id, error=str(exc))
+            holds = [(sid, job_id, token) for job_id, (sid, token) in self._holds.items()]
+        try:
+            renewed = self._gate.renew_all(holds)
+        except TersifyError as exc:
+            log.warning("lease_renew_failed", jobs=len(holds), error=str(exc))
+            return
+        for (session_id, job_id, _), ok in zip(holds, renewed, strict=True):
+            with self._lock:
+                running = job_id in self._holds  # a job that just finished released it
+            if not ok and running:
+                log.warning("lease_lost", job_id=job_id, session_id=session_id)
 
 
 # Failures that say a service is out of reach: their traceback tells nothing more.

@@ -3,7 +3,7 @@ its lines numbered, the answer a JSON object of prose and line ranges to quote."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tersify.contract import PendingSummary, ToolType
 from tersify.text.sanitize import sanitize
@@ -124,7 +124,8 @@ def build_request(
         input_truncated=view.truncated,
         answer_format=shape.answer_format(),
     )
-    return SummaryPrompt(request, view, shape)
+    # the request holds the view's text now: the prompt keeps the view's lines, not a copy
+    return SummaryPrompt(request, replace(view, body=""), shape)
 
 
 QUOTE_TOKENS = 200

@@ -16,6 +16,7 @@ import structlog
 from tersify.contract import FallbackReason, Method, PendingSummary, ToolType
 from tersify.errors import ProviderError
 from tersify.settings import Settings
+from tersify.text.binary import describe as describe_binary
 from tersify.worker.model.calls import Route, ask
 from tersify.worker.model.providers.base import Completion, Correction
 from tersify.worker.redact import Redactor, Scope
@@ -46,7 +47,9 @@ def fallback_outcome(
 ) -> Outcome:
     """The type-aware truncation used when the model cannot help."""
     budget = job_settings(settings, job).local_budget_chars
-    text = fallback_truncate(job.output, tool_type, budget, job.query, job.relevant_lines)
+    text = describe_binary(job.output) or fallback_truncate(
+        job.output, tool_type, budget, job.query, job.relevant_lines
+    )
     return Outcome(
         text=text,
         method=Method.FALLBACK,
@@ -82,6 +85,9 @@ def summarize(
     job as ``redactor`` (else one of ``settings.redact``) leaves it: secrets as placeholders.
     """
     settings = job_settings(settings, job)
+    if (described := describe_binary(job.output)) is not None:  # no model reads garbage
+        log.info("binary_output_described", chars_in=len(job.output))
+        return Outcome(text=described, method=Method.EXTRACTIVE, provider="extractive")
     if not routes:
         budget = settings.local_budget_chars
         text = extract(job.output, tool_type, budget, job.query, job.relevant_lines)
@@ -90,7 +96,7 @@ def summarize(
     if remaining <= 0:
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
-    sent = (redactor or Redactor(Scope.parse(settings.redact))).job(job, Scope.MODEL)
+    sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
     prompt = build_request(
         sent,
         tool_type,

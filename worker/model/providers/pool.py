@@ -26,6 +26,9 @@ import httpx
 
 _DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 _KEEPALIVE_EXPIRY_SECONDS = 30.0
+# httpcore reads 64 KiB at a time, and a read allocates its whole buffer before it waits: every
+# call waiting on the model held 64 KiB. A model's answer is a few KiB: 4 KiB reads suffice.
+READ_CHUNK_BYTES = 4 * 1024
 
 
 class _Deadline:
@@ -52,7 +55,8 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._deadline = deadline
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, self._deadline.clamp(timeout, httpcore.ReadTimeout))
+        wait = self._deadline.clamp(timeout, httpcore.ReadTimeout)
+        return self._inner.read(min(max_bytes, READ_CHUNK_BYTES), wait)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         self._inner.write(buffer, self._deadline.clamp(timeout, httpcore.WriteTimeout))

@@ -1,0 +1,147 @@
+"""Redis commands per job: what one primary does for each summary, counted by Redis itself.
+
+One shipped worker and one ``Producer`` on a private redis-server; ``--jobs`` jobs over
+``--sessions`` sessions are submitted, then each is waited for. The server's statistics are
+reset just before the first submit and read (``INFO commandstats``) once the last result is
+in, so everything is counted: the producer's writes and reads, the worker's take, heartbeats,
+lease renewals and chores, and the commands Lua scripts run inside Redis (Redis counts those
+too). A ``MONITOR`` connection beside it tells the commands a client sent apart from those a
+script ran (``sent_per_job``). Run: ``.venv/bin/python bench/redis_cost.py --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import redis
+from _harness import FakeModelProcess, start_tersify_worker, tool_output
+
+from tersify.client import Producer
+from tersify.settings import Settings
+from tersify.worker.processes.redis_server import LocalRedis
+
+# The bench's own bookkeeping, never charged to the jobs.
+OWN = {"config|resetstat", "info", "monitor", "client|setname"}
+
+
+class Monitor:
+    """Counts, from ``MONITOR``, the commands clients sent and the commands scripts ran."""
+
+    def __init__(self, url: str) -> None:
+        self._client = redis.Redis.from_url(url)
+        self.sent: Counter[str] = Counter()
+        self.scripted: Counter[str] = Counter()
+        self._on = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+
+    def _read(self) -> None:
+        with self._client.monitor() as monitor:
+            self._on.set()
+            for line in monitor.listen():
+                text = str(line.get("command", ""))
+                if "stop-monitor" in text:
+                    return
+                command = text.split(" ", 1)[0].strip('"').lower()
+                where = self.scripted if line.get("client_type") == "lua" else self.sent
+                where[command] += 1
+
+    def __enter__(self) -> Monitor:
+        self._thread.start()
+        self._on.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        marker = redis.Redis(connection_pool=self._client.connection_pool)
+        marker.echo("stop-monitor")
+        self._thread.join(10)
+        self._client.close()
+
+
+def commandstats(client: redis.Redis) -> Counter[str]:
+    """Calls per command since the last reset, the bench's own left out."""
+    stats = client.info("commandstats")
+    return Counter(
+        {
+            name.removeprefix("cmdstat_"): int(entry["calls"])
+            for name, entry in stats.items()
+            if name.removeprefix("cmdstat_") not in OWN
+        }
+    )
+
+
+def run(args: argparse.Namespace) -> tuple[Counter[str], Counter[str], Counter[str], float]:
+    """Submit and wait for every job; the counts (all, sent, scripted) and the seconds."""
+    texts = [tool_output(i, args.chars) for i in range(args.jobs)]
+    with (
+        TemporaryDirectory(prefix="tersify-bench-") as tmp,
+        LocalRedis() as server,
+        FakeModelProcess(args.latency_ms, Path(tmp)) as fake,
+    ):
+        worker = start_tersify_worker(
+            server.url, fake.openai_base_url, args.pool, args.concurrency, Path(tmp)
+        )
+        admin = redis.Redis.from_url(server.url)
+        try:
+            with Producer(Settings(redis_url=server.url)) as producer:
+                producer.live_workers()  # connections made before the count starts
+                time.sleep(args.settle_seconds)  # the worker's start-up chores are not jobs
+                admin.config_resetstat()
+                with Monitor(server.url) as monitor:
+                    started = time.perf_counter()
+                    handles = [
+                        producer.submit(
+                            session_id=f"cost-{i % args.sessions}", tool_name="grep", output=text
+                        )
+                        for i, text in enumerate(texts)
+                    ]
+                    deadline = time.monotonic() + args.max_seconds
+                    for handle in handles:
+                        handle.wait(timeout=max(0.1, deadline - time.monotonic()))
+                    seconds = time.perf_counter() - started
+                    counts = commandstats(admin)
+                sent = Counter({k: v for k, v in monitor.sent.items() if k not in OWN | {"echo"}})
+                return counts, sent, monitor.scripted, seconds
+        finally:
+            admin.close()
+            worker.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Count one run's commands; print the heaviest and one summary line."""
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--jobs", type=int, default=200)
+    p.add_argument("--sessions", type=int, default=50)
+    p.add_argument("--chars", type=int, default=4000)
+    p.add_argument("--latency-ms", type=float, default=200.0, help="fake model latency")
+    p.add_argument("--pool", default="threads")
+    p.add_argument("--concurrency", type=int, default=50)
+    p.add_argument("--settle-seconds", type=float, default=1.0)
+    p.add_argument("--top", type=int, default=30, help="commands listed")
+    p.add_argument("--max-seconds", type=float, default=120.0)
+    args = p.parse_args(argv)
+    counts, sent, scripted, seconds = run(args)
+    total = sum(counts.values())
+    per = args.jobs
+    for name, calls in counts.most_common(args.top):
+        print(
+            f"  {name:<22} {calls / per:6.2f}/job  sent {sent[name] / per:6.2f}  "
+            f"in scripts {scripted[name] / per:6.2f}"
+        )
+    print(f"{args.jobs} jobs over {args.sessions} sessions in {seconds:.2f} s")
+    print(
+        f"redis_cost: commands_per_job={total / per:.1f} "
+        f"sent_per_job={sum(sent.values()) / per:.1f} "
+        f"scripted_per_job={sum(scripted.values()) / per:.1f} jobs={args.jobs} "
+        f"sessions={args.sessions} latency_ms={args.latency_ms:g} seconds={seconds:.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
