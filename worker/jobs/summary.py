@@ -135,18 +135,7 @@ def _ran(
 ) -> tuple[Command, ...]:
     """The commands that name this run the session's latest of its command (``history``)."""
     last = history.Run.parse(entry)
-    standalone = len(result.text)
-    if result.rerun_of is not None and earlier is not None:
-        standalone = earlier.run.standalone_chars
-    record = history.Run(
-        key=run,
-        digest=digest,
-        job_id=job.job_id,
-        ref=job.output_ref,
-        run=last.run + 1 if last is not None else 1,
-        summary=result.text,
-        standalone_chars=standalone,
-    )
+    record = history.Run.after(last, earlier, key=run, digest=digest, done=result)
     ttl = rt.settings.result_ttl_seconds
     return history.writes(job.session_id, record, rt.settings.rerun_window, ttl)
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from tersify.errors import InvalidJobError
 from tersify.store import keys, payloads
@@ -37,6 +38,19 @@ end
 """The take script's part that finds the earlier run: ``KEYS[runs]`` is the session's list,
 ARGV 3–5 the run key, the window and the payload keys' prefix; ``found[5]`` is the entry and
 ``found[6]`` the earlier output's stored payload."""
+
+
+class Done(Protocol):
+    """What a finished run's record is made from: a ``SummaryResult`` has it all."""
+
+    @property
+    def job_id(self) -> str: ...
+    @property
+    def output_ref(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def rerun_of(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +75,26 @@ class Run:
             "standalone": self.standalone_chars,
         }
         return f"{self.key}\n{self.digest}\n{json.dumps(record, ensure_ascii=False)}"
+
+    @classmethod
+    def after(
+        cls, last: Run | None, earlier: Earlier | None, *, key: str, digest: str, done: Done
+    ) -> Run:
+        """The record of the run ``done`` made: the run after ``last`` (the session's latest of
+        its command, if any); when its summary says what changed since ``earlier``, the size
+        of a summary on its own is carried from there."""
+        standalone = len(done.text)
+        if done.rerun_of is not None and earlier is not None:
+            standalone = earlier.run.standalone_chars
+        return cls(
+            key=key,
+            digest=digest,
+            job_id=done.job_id,
+            ref=done.output_ref,
+            run=last.run + 1 if last is not None else 1,
+            summary=done.text,
+            standalone_chars=standalone,
+        )
 
     @classmethod
     def parse(cls, entry: object) -> Run | None:
@@ -102,6 +136,26 @@ def earlier(entry: object, blob: object) -> Earlier | None:
         return Earlier(run, payloads.decode(blob))
     except (InvalidJobError, UnicodeDecodeError, zlib.error):
         return None  # a damaged payload: the run is summarized on its own
+
+
+class SessionRuns:
+    """One session's latest runs kept in memory, as the Redis list keeps them, for the tools
+    that replay sessions offline (``tersify savings``, the re-run evaluation)."""
+
+    def __init__(self, window: int) -> None:
+        self._runs: deque[Earlier] = deque(maxlen=max(1, window))
+        self._on = window > 0
+
+    def find(self, key: str) -> tuple[Run | None, Earlier | None]:
+        """The latest run of ``key`` within the window, and it with its output (both None
+        when there is none)."""
+        found = next((e for e in self._runs if e.run.key == key), None) if self._on else None
+        return (found.run if found else None), found
+
+    def add(self, run: Run, output: str) -> None:
+        """Make ``run`` (whose output is ``output``) the session's latest."""
+        if self._on:
+            self._runs.appendleft(Earlier(run, output))
 
 
 def writes(session_id: str, run: Run, window: int, ttl_seconds: int) -> tuple[Command, ...]:

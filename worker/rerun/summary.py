@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Final
 
 import structlog
@@ -26,13 +26,14 @@ from tersify.text.binary import describe as describe_binary
 from tersify.worker.model.calls import Route
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.rerun.change import header, must_show, render, still_failing
+from tersify.worker.rerun.commands import run_key
 from tersify.worker.rerun.diff import RunDiff, compare, run_lines
-from tersify.worker.rerun.history import Earlier
+from tersify.worker.rerun.history import Earlier, Run, SessionRuns
 from tersify.worker.rerun.prompt import SYSTEM, diff_view, rerun_request
 from tersify.worker.shrink import extract
 from tersify.worker.shrink.textcut import ELLIPSIS
 from tersify.worker.summarize.grounding import INSTRUCTIONS, Source
-from tersify.worker.summarize.summarizer import Outcome, ask_model, job_settings
+from tersify.worker.summarize.summarizer import Outcome, ask_model, job_settings, summarize
 
 log = structlog.get_logger("tersify.rerun")
 
@@ -162,3 +163,29 @@ def _line_text(entry: str) -> str:
     first = entry.split("\n", 1)[0]
     text = first.split("| ", 1)[1] if "| " in first else first
     return text.removesuffix(ELLIPSIS)
+
+
+def summarize_in_session(
+    job: PendingSummary, tool_type: ToolType, runs: SessionRuns, settings: Settings
+) -> Outcome:
+    """``job`` summarized without a model as a worker would in its session: as what changed
+    since the session's latest run of its command when that is shorter, else on its own; the
+    run is then the session's latest (offline tools replaying sessions use this)."""
+    key = run_key(job.tool_name, job.command) if settings.rerun_window else None
+    last, earlier = runs.find(key) if key is not None else (None, None)
+    outcome = None
+    if earlier is not None:
+        outcome = summarize_rerun(job, tool_type, earlier, (), settings)
+    outcome = outcome or summarize(job, tool_type, (), settings)
+    if key is not None:
+        done = _Done(job.job_id, job.output_ref, outcome.text, outcome.rerun_of)
+        runs.add(Run.after(last, earlier, key=key, digest="", done=done), job.output)
+    return outcome
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    job_id: str
+    output_ref: str | None
+    text: str
+    rerun_of: str | None
