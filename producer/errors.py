@@ -4,10 +4,14 @@
 
     TersifyError
     ├── ConfigurationError         a setting that cannot work; names its TERSIFY_* variable
-    │                              (also ValueError)
+    │   │                          (also ValueError)
+    │   ├── AuthNotConfiguredError         the API without tokens nor no-auth mode (worker.api)
+    │   └── Redis{Server,Sentinel}MissingError  no binary to start (worker.processes)
     ├── RegistryError              a registry (the tool kinds) lacks a part: raised at import
     ├── InvalidJobError            bad input, refused before anything is enqueued (also ValueError)
     │   ├── OutputTooLargeError    a conversation or request body over its cap (names the setting)
+    │   │   └── BodyTooLargeError  a gateway request over its cap (worker.gateway.app)
+    │   ├── CallbackURLError       a callback URL the allow-list refuses (store.callbacks)
     │   ├── UnsupportedSchemaError a schema_version this build does not speak
     │   └── RefusedEntryError      a queue entry a worker dead-letters (carries a reason)
     ├── HeldInputFullError         the session holds all the input it may; nothing was added
@@ -15,7 +19,11 @@
     ├── JobNotFoundError           no such job, or its result expired
     ├── ResultTimeoutError         the result did not arrive in time (also TimeoutError)
     ├── DownstreamError            the MCP server the proxy runs ended before it answered
-    └── ProviderError              a model call failed; the worker falls back (carries a reason)
+    ├── ProviderError              a model call failed; the worker falls back (carries a reason)
+    ├── UnusualJSONError           a body the gateway forwards untouched (worker.gateway.spans)
+    └── Failure                    a command ends with one line and an exit code (worker.cli)
+
+The leaves named with a module live there, beside the one code that raises and catches them.
 
 ``ProviderError.retryable`` tells whether another attempt can help (timeouts, 429, 5xx,
 connection errors); the worker never retries past the job's deadline.

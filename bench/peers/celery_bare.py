@@ -16,6 +16,7 @@ import redis
 from celery import Celery, signals
 
 from tersify.settings import Settings
+from tersify.worker.model.providers import OpenAIProvider
 
 TASK = "bench.bare_call"
 DONE_KEY = "bench:done"
@@ -39,7 +40,7 @@ def _client() -> httpx.Client:
     client: httpx.Client | None = getattr(_local, "client", None)
     if client is None:
         client = httpx.Client(
-            base_url=settings.openai_base_url,
+            base_url=OpenAIProvider.config(settings).base_url,
             timeout=30.0,
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
         )

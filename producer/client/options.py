@@ -8,15 +8,13 @@ from tersify.settings import Settings
 from tersify.store import callbacks
 
 
-def _listed(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-def allowed_models(settings: Settings) -> frozenset[str]:
-    """The models a job may ask for: the two configured ones plus ``TERSIFY_JOB_MODELS``."""
-    return frozenset(
-        {settings.anthropic_model, settings.openai_model, *_listed(settings.job_models)}
-    )
+def model_allowed(settings: Settings, model: str) -> bool:
+    """Whether a job may ask for ``model``: one ``TERSIFY_JOB_MODELS`` lists, one a setting
+    names (a provider's ``TERSIFY_<NAME>_MODEL``, ``TERSIFY_COMPACTION_MODEL``), or one with a
+    price in ``TERSIFY_MODEL_PRICES`` (the configured providers' default models have one)."""
+    named = {settings.compaction_model, *settings.job_models}
+    named |= {settings.extra_value(k) for k in settings.model_extra or {} if k.endswith("_model")}
+    return model in named or settings.model_prices.price(model) is not None
 
 
 def callback_allowed(settings: Settings, url: str) -> bool:
@@ -43,7 +41,7 @@ def check_options(settings: Settings, options: JobOptions | None) -> None:
             f"max_summary_chars {options.max_summary_chars} is over "
             f"TERSIFY_JOB_MAX_SUMMARY_CHARS ({cap})"
         )
-    if options.model is not None and options.model not in allowed_models(settings):
+    if options.model is not None and not model_allowed(settings, options.model):
         raise InvalidJobError(f"model {options.model!r} is not allowed (TERSIFY_JOB_MODELS)")
     if options.callback_url is not None:
         if settings.webhook_secret is None:

@@ -10,27 +10,15 @@ only configured names (``label``): a tenant label never grows past the configura
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from types import MappingProxyType
 from typing import Any
 
 import redis.asyncio
 
+from tersify.settings import Quota
 from tersify.store import keys
-
-_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-
-
-@dataclass(frozen=True)
-class Quota:
-    """A tenant's caps (0: none)."""
-
-    jobs_per_minute: int = 0
-    usd_per_day: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -39,24 +27,6 @@ class Refusal:
 
     detail: str
     retry_after_seconds: int
-
-
-@functools.lru_cache(maxsize=8)
-def quotas(spec: str) -> Mapping[str, Quota]:
-    """The tenants ``TERSIFY_TENANTS`` configures; ``ValueError`` naming a malformed entry's
-    position."""
-    found: dict[str, Quota] = {}
-    for n, entry in enumerate(filter(None, (e.strip() for e in spec.split(","))), 1):
-        name, _, caps = entry.partition("=")
-        jobs, _, usd = caps.partition("/")
-        try:
-            quota = Quota(int(jobs or 0), float(usd or 0))
-        except ValueError:
-            raise ValueError(f"TERSIFY_TENANTS entry {n} is malformed") from None
-        if not _NAME.match(name) or quota.jobs_per_minute < 0 or quota.usd_per_day < 0:
-            raise ValueError(f"TERSIFY_TENANTS entry {n} is malformed")
-        found[name] = quota
-    return MappingProxyType(found)
 
 
 def label(configured: Mapping[str, Quota], tenant: str | None) -> str:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import SplitResult, unquote, urlsplit
 
 import idna
+
+from tersify.errors import InvalidJobError
 
 MAX_URL_CHARS: Final = 2048
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
@@ -29,7 +32,7 @@ _NUMERIC_LABEL = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)")
 _ENCODED = re.compile(r"%[0-9a-fA-F]{2}")
 
 
-class CallbackURLError(ValueError):
+class CallbackURLError(InvalidJobError):
     """A callback URL the policy refuses, with the reason."""
 
 
@@ -141,12 +144,12 @@ def _segments(path: str) -> tuple[str, ...]:
     return tuple(segments)
 
 
-def allow_list(listed: str) -> tuple[CallbackURL, ...]:
-    """The allowed URLs of a comma-separated setting, parsed; a bad entry raises."""
-    return tuple(parse(item.strip()) for item in listed.split(",") if item.strip())
+def allow_list(listed: Sequence[str]) -> tuple[CallbackURL, ...]:
+    """The allowed URLs (``TERSIFY_WEBHOOK_ALLOWED_URLS``), parsed; a bad entry raises."""
+    return tuple(parse(item) for item in listed)
 
 
-def checked(listed: str, url: str) -> CallbackURL:
+def checked(listed: Sequence[str], url: str) -> CallbackURL:
     """``url`` in normal form if it lies under an allowed URL; ``CallbackURLError`` if not."""
     found = parse(url)
     try:

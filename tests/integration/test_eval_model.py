@@ -92,7 +92,8 @@ def test_two_models_are_scored_per_case_and_a_rerun_is_free(
         for name in CASES:
             row = results[(name, model, PROMPT_VERSION)]
             assert row["input_tokens"] > 0 and row["output_tokens"] > 0 and row["seconds"] > 0
-            expected = cost(priced, model, row["input_tokens"], row["output_tokens"])
+            tokens = row["input_tokens"], row["output_tokens"]
+            expected = cost(priced, model, *tokens, provider=provider)
             assert row["usd"] == pytest.approx(expected, abs=1e-6)
             assert row["chars_out"] == len(row["text"]) and not row["cached"]
     totals = {t["model"]: t for t in report["models"]}

@@ -31,7 +31,7 @@ from tests.integration.gateway import (
 StartWorker = Callable[..., WorkerProcess]
 StartGateway = Callable[..., Gateway]
 MODEL = "claude-opus-5-5"
-PRICES = "claude-opus-5=5.0/25.0,gpt-5=1.25/10"
+PRICES = "claude-opus-5-5=5.0/25.0,gpt-5=1.25/10"
 LITERAL = json.dumps(BIG_LOG).encode()  # by prefix: claude-opus-5-5 is priced
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5Erk"
 

@@ -17,7 +17,6 @@ from tersify.store.redis_url import redis_client
 from tersify.worker.cli.demo import load_examples
 from tersify.worker.metrics.jobs import exported_names
 from tersify.worker.metrics.state import StateCollector
-from tersify.worker.model.pricing import parse_prices
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, status
 from tests.helpers import free_port, wait_for
@@ -168,16 +167,6 @@ def test_the_state_gauges_read_queue_depth_and_the_gate_from_redis(
     assert total(m, "tersify_gate_oldest_closed_seconds") >= 0
     assert total(m, "tersify_circuit_state", state="closed") == 2
     assert total(m, "tersify_redis_up") == 1
-
-
-def test_model_prices_parse_and_a_bad_entry_is_named() -> None:
-    assert parse_prices("a=1/5, b-2=0.4/1.6,") == {"a": (1.0, 5.0), "b-2": (0.4, 1.6)}
-    try:
-        parse_prices("a=1")
-    except ValueError as exc:
-        assert "a=1" in str(exc)
-    else:
-        raise AssertionError("a price without an output price was accepted")
 
 
 def _listening(port: int) -> set[str]:

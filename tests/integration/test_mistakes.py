@@ -91,8 +91,17 @@ MISTAKES = {
         ("submit", "{file}", "--tool", "bash"),
         2,
         (
-            "tersify submit: TERSIFY_SUMMARY_PROVIDER=claude: input should be 'anthropic', "
-            "'openai' or 'extractive'"
+            "tersify submit: TERSIFY_WORKER_POOL=fork: input should be 'threads', 'prefork', "
+            "'solo' or 'gevent'"
+        ),
+        {"worker_pool": "fork"},
+    ),
+    "a provider that does not exist": Mistake(
+        ("worker",),
+        2,
+        (
+            "tersify worker: TERSIFY_SUMMARY_PROVIDER=claude: no such provider (known: "
+            "anthropic, extractive, openai)"
         ),
         {"summary_provider": "claude"},
     ),

@@ -25,6 +25,10 @@ from tests.unit.test_reprocess import write_archive
 StartWorker = Callable[..., WorkerProcess]
 
 
+KEYED = {"anthropic_api_key": "sk-test-not-a-real-key"}
+"""A summary provider with a price (estimates follow the configured provider)."""
+
+
 def reprocess_cmd(*args: str) -> list[str]:
     """The command line of ``tersify reprocess`` with ``args``."""
     return [sys.executable, "-m", "tersify.worker.cli", "reprocess", "--no-progress", *args]
@@ -41,11 +45,12 @@ def start_reprocess(settings: Settings, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def reprocess(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``tersify reprocess`` as a user would, pointed at the test's Redis."""
+def reprocess(settings: Settings, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``tersify reprocess`` as a user would, pointed at the test's Redis (``env``: setting
+    overrides)."""
     return subprocess.run(
         reprocess_cmd(*args),
-        env=settings.child_env(redis_url=settings.redis_url),
+        env=settings.child_env(redis_url=settings.redis_url, **env),
         capture_output=True,
         text=True,
         timeout=120,
@@ -148,12 +153,16 @@ def test_a_dry_run_estimates_the_cost_and_submits_nothing(
 ) -> None:
     write_archive(tmp_path / "archive", {"zeta": 4})
     out = tmp_path / "new.jsonl"
-    done = reprocess(settings, str(tmp_path / "archive"), "--output", str(out), "--dry-run")
+    args = (str(tmp_path / "archive"), "--output", str(out), "--dry-run")
+    done = reprocess(settings, *args, **KEYED)
     assert done.returncode == 0, done.stderr
-    expected = estimate_all(Settings(), read_logs([tmp_path / "archive"]).jobs)
+    expected = estimate_all(Settings(**KEYED), read_logs([tmp_path / "archive"]).jobs)
     assert f"estimate: 4 job(s), ~{expected.input_tokens} input" in done.stdout
     assert f"~${expected.usd:.4f} at most" in done.stdout
     assert expected.usd > 0
+    free = reprocess(settings, *args)  # no key: the extractive summarizer, which costs nothing
+    assert free.returncode == 0, free.stderr
+    assert f"~{expected.input_tokens} input" in free.stdout and "~$0.0000 at most" in free.stdout
     assert redis_client.dbsize() == 0
     assert not out.exists()
 
@@ -162,12 +171,12 @@ def test_max_cost_stops_submitting_once_the_budget_is_committed(
     tmp_path: Path, settings: Settings, start_worker: StartWorker
 ) -> None:
     write_archive(tmp_path / "archive", {"eta": 6})
-    one_job = estimate_all(Settings(), read_logs([tmp_path / "archive"]).jobs[:1]).usd
+    one_job = estimate_all(Settings(**KEYED), read_logs([tmp_path / "archive"]).jobs[:1]).usd
     start_worker()
     out = tmp_path / "new.jsonl"
     budget = f"{one_job * 2.5:.8f}"
     done = reprocess(
-        settings, str(tmp_path / "archive"), "--output", str(out), "--max-cost", budget
+        settings, str(tmp_path / "archive"), "--output", str(out), "--max-cost", budget, **KEYED
     )
     assert done.returncode == 0, done.stderr
     assert len(output_lines(out)) == 2

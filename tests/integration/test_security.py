@@ -14,7 +14,7 @@ import redis
 from tersify.client import Producer
 from tersify.contract import Method, Queue, new_job_id
 from tersify.errors import ProviderError
-from tersify.settings import ProviderName, Settings
+from tersify.settings import Settings
 from tersify.worker.model.providers import make_provider
 from tersify.worker.model.providers.base import ModelRequest
 from tersify.worker.processes.redis_server import LocalRedis
@@ -79,7 +79,7 @@ def test_provider_errors_and_reprs_never_carry_the_key(fake_model: FakeModelServ
     for marker, behaviour in FAULTS.items():
         fake_model.add_rule(marker, behaviour)
     for name in ("anthropic", "openai"):
-        provider = make_provider(settings, ProviderName(name), pool_size=1)
+        provider = make_provider(settings, name, pool_size=1)
         assert provider is not None and API_KEY not in repr(provider)
         try:
             for marker in FAULTS:

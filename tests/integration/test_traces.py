@@ -85,7 +85,7 @@ def test_each_job_is_one_trace_from_submit_through_the_worker_to_the_model_and_s
         names = {s.name: s for s in spans}
         assert names["tersify.job"].parent_id == f"{submit.context.span_id:016x}"
         job_span_id = names["tersify.job"].span_id
-        model = names[f"chat {settings.anthropic_model}"]
+        model = names["chat claude-haiku-4-5-20251001"]
         for child in ("tersify.queue_wait", "tersify.store"):
             assert names[child].parent_id == job_span_id
         assert model.parent_id == job_span_id

@@ -24,6 +24,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from tersify.contract import Queue
 from tersify.settings import Settings
+from tersify.worker.model.providers.registry import PROVIDERS, setting_fields
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -53,14 +54,17 @@ class DeploySettings(Settings):
 
 def settings_from(env: dict[str, str]) -> Settings:
     """Validate ``TERSIFY_*`` variables as the worker would read them."""
-    return DeploySettings.model_validate(
+    settings = DeploySettings.model_validate(
         {k.removeprefix("TERSIFY_").lower(): v for k, v in env.items()}
     )
+    for provider in PROVIDERS.values():
+        provider.config(settings)  # each provider's own section is valid too
+    return settings
 
 
 def setting_names() -> set[str]:
-    """Every ``TERSIFY_*`` variable ``Settings`` reads."""
-    return {f"TERSIFY_{name.upper()}" for name in Settings.model_fields}
+    """Every ``TERSIFY_*`` variable tersify reads (``Settings`` and the providers' sections)."""
+    return set(setting_fields())
 
 
 def render_env_example() -> str:
@@ -72,7 +76,7 @@ def render_env_example() -> str:
         "# what you change, so the image's and the unit's own settings stay in force.",
         "# Keep API keys out of version control.",
     ]
-    for name, field in Settings.model_fields.items():
+    for name, field in setting_fields().items():
         default = field.default
         if default is None:
             shown = ""
@@ -82,7 +86,7 @@ def render_env_example() -> str:
             shown = str(default).lower()
         else:
             shown = str(default)
-        lines += ["", f"# {field.description}", f"# TERSIFY_{name.upper()}={shown}"]
+        lines += ["", f"# {field.description}", f"# {name}={shown}"]
     return "\n".join(lines) + "\n"
 
 
@@ -319,7 +323,9 @@ def test_the_env_example_lists_every_setting_with_its_default() -> None:
     assert all(comment for comment, _, _ in listed), "uncommented lines override the deploy files"
     assert sorted(name for _, name, _ in listed) == sorted(setting_names())
     # Uncommenting any line as it stands must change nothing.
-    assert settings_from({name: value for _, name, value in listed if value}) == DeploySettings()
+    uncommented, defaults = settings_from({n: v for _, n, v in listed if v}), DeploySettings()
+    assert all(getattr(uncommented, f) == getattr(defaults, f) for f in Settings.model_fields)
+    assert all(p.config(uncommented) == p.config(defaults) for p in PROVIDERS.values())
 
 
 def test_every_variable_the_deploy_files_set_is_a_setting() -> None:

@@ -8,9 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tersify.settings import Settings
 from tersify.worker.gateway.formats import Api, RequestView, read
 from tersify.worker.gateway.replacement import reads_output
-from tersify.worker.gateway.sessions import client_of, header_names, session_of
+from tersify.worker.gateway.sessions import client_of, session_of
 from tersify.worker.gateway.spans import splice
 
 LONG = "line of output\n" * 400
@@ -142,7 +143,9 @@ def test_only_a_command_that_reads_an_output_back_counts_as_one() -> None:
 
 
 def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
-    names = header_names(" X-Tersify-Session , x-claude-code-session-id")
+    names = Settings(
+        gateway_session_headers=" X-Tersify-Session , x-claude-code-session-id"
+    ).gateway_session_headers
     convo = anthropic({"role": "user", "content": "fix the build"})
     later = anthropic(
         {
@@ -163,7 +166,7 @@ def test_a_session_comes_from_a_header_else_from_the_opening_turn() -> None:
 
 
 def test_a_derived_session_is_the_clients_own() -> None:
-    names = header_names("x-tersify-session")
+    names = ("x-tersify-session",)
     convo = anthropic({"role": "user", "content": "fix the build"})
     keyed = [client_of({"x-api-key": k}, "127.0.0.1") for k in ("k1", "k2")]
     bearer = client_of({"authorization": "Bearer k1"}, "127.0.0.1")

@@ -63,8 +63,10 @@ def test_a_job_without_options_runs_on_the_settings_as_they_are() -> None:
     assert job_settings(SETTINGS, plain) is SETTINGS
 
 
-@pytest.mark.parametrize("model", ["small-model", SETTINGS.anthropic_model, SETTINGS.openai_model])
-def test_a_listed_or_configured_model_is_allowed(model: str) -> None:
+@pytest.mark.parametrize(
+    "model", ["small-model", "claude-haiku-4-5-20251001", "gpt-4.1-mini", "gpt-4.1-mini-2025-04-14"]
+)
+def test_a_listed_or_priced_model_is_allowed(model: str) -> None:
     assert job(model=model).options == JobOptions(model=model)
 
 
@@ -72,6 +74,13 @@ def test_a_listed_or_configured_model_is_allowed(model: str) -> None:
 def test_any_other_model_is_refused(model: str) -> None:
     with pytest.raises(InvalidJobError):
         job(model=model)
+
+
+def test_a_model_a_provider_setting_names_is_allowed() -> None:
+    named = SETTINGS.model_copy(update={"openai_model": "local-gguf"})
+    options = {"model": "local-gguf"}
+    built = build_job(named, session_id="s", tool_name="bash", output=OUTPUT, options=options)
+    assert built.options == JobOptions(model="local-gguf")
 
 
 def test_summarize_false_hands_any_output_back_without_a_job() -> None:

@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
-from tersify.settings import ProviderName, Settings
+from tersify.settings import Settings
 from tersify.worker.model.providers import (
     AnswerFormat,
     AnthropicProvider,
@@ -26,7 +26,8 @@ from tersify.worker.model.providers import (
     OpenAIProvider,
     make_provider,
 )
-from tersify.worker.model.providers.http import HttpProvider, retry_after_seconds
+from tersify.worker.model.providers.http import retry_after_seconds
+from tersify.worker.model.providers.remote import HttpProvider
 from tests.fakemodel import (
     SUMMARY_PREFIX,
     Behaviour,
@@ -484,8 +485,8 @@ def test_make_provider_builds_each_provider_from_settings(fake_model: FakeModelS
         openai_model="llama3",
         model_connect_timeout_seconds=1.0,
     )
-    anthropic = make_provider(settings, ProviderName.ANTHROPIC, pool_size=2)
-    openai = make_provider(settings, ProviderName.OPENAI, pool_size=2)
+    anthropic = make_provider(settings, "anthropic", pool_size=2)
+    openai = make_provider(settings, "openai", pool_size=2)
     try:
         assert isinstance(anthropic, AnthropicProvider)
         assert isinstance(openai, OpenAIProvider)
@@ -497,7 +498,7 @@ def test_make_provider_builds_each_provider_from_settings(fake_model: FakeModelS
         for provider in (anthropic, openai):
             if provider is not None:
                 provider.close()
-    assert make_provider(settings, ProviderName.EXTRACTIVE, pool_size=2) is None
+    assert make_provider(settings, "extractive", pool_size=2) is None
 
 
 # the client pool

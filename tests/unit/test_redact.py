@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from tersify.settings import Settings
 from tersify.worker.redact import Redactor, Scope, find_secrets
 from tests import fakesecrets
 
@@ -68,9 +70,13 @@ def test_a_private_key_cut_before_its_end_line_is_redacted_to_where_its_body_sto
 
 
 def test_the_redact_setting_names_the_scopes_it_applies_to() -> None:
-    assert Scope.parse("model") == {Scope.MODEL}
-    assert Scope.parse("model,log,result") == set(Scope)
-    assert Scope.parse("off") == frozenset()
+    assert Settings(redact="model").redact == {Scope.MODEL}
+    assert Settings(redact="Model, log,result").redact == set(Scope)
+    assert Settings(redact="off").redact == frozenset()
+    with pytest.raises(ValidationError):
+        Settings(redact="off,model")
+    with pytest.raises(ValidationError):
+        Settings(redact="logs")
     assert Redactor(frozenset()).redact_for(Scope.MODEL, "API_KEY=abcdefgh12") == (
         "API_KEY=abcdefgh12"
     )

@@ -131,7 +131,7 @@ def test_filters_select_by_session_time_method_tool_type_and_size() -> None:
 
 
 def test_estimates_count_a_quarter_token_per_char_and_nothing_for_passthrough() -> None:
-    settings = Settings(model_prices="claude-haiku-4-5-20251001=2.0/10.0")
+    settings = Settings(anthropic_api_key="k", model_prices="claude-haiku-4-5-20251001=2.0/10.0")
     big = ArchivedJob(make_job("s", 0, size=4000), None, Path("s.jsonl"))
     small = ArchivedJob(make_job("s", 1, size=100), None, Path("s.jsonl"))
     one = estimate_job(settings, big)
@@ -186,7 +186,8 @@ def test_the_report_compares_method_mix_compression_fallbacks_tokens_and_cost(
     assert report.old.fallback_reasons == {"timeout": 2} and not report.new.fallback_reasons
     assert report.new.ratio == 200 / 4000
     assert (report.new.input_tokens, report.new.output_tokens) == (20, 10)
-    text = report.render(Settings(model_prices="claude-haiku-4-5-20251001=1.0/5.0"))
+    priced = Settings(anthropic_api_key="k", model_prices="claude-haiku-4-5-20251001=1.0/5.0")
+    text = report.render(priced)
     assert "fallback=2" in text and "llm=2" in text and "timeout=2" in text
     assert "0.0001" in text  # (20 * 1 + 10 * 5) / 1e6 = 0.00007, rounded to 4 places
 

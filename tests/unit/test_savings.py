@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 from tersify.contract import Method, ToolType
 from tersify.settings import Settings
+from tersify.settings.values import PriceTable, model_name
 from tersify.worker.model.tokens import estimate_tokens
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.savings.compute import local_rows, outputs_of
-from tersify.worker.savings.prices import Prices, normalize
+from tersify.worker.savings.prices import Prices
 from tersify.worker.savings.reader import LogFormat, read_logs
 from tersify.worker.savings.report import Report, Row, Tally, row_of
 from tersify.worker.savings.shrink import Shrunk
@@ -246,15 +247,16 @@ def test_an_output_no_model_call_read_saves_no_dollars_and_an_unpriced_one_none(
 
 
 def test_prices_match_normalized_names_exactly_and_fall_back_to_the_default() -> None:
-    prices = Prices.of("claude-sonnet-4-5=3/15,gpt-4.1=2/8", "gpt-4.1=1.5/6", default=0.5)
-    assert normalize("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5"
-    assert normalize("google/Gemini-3-Pro-Preview") == "gemini-3-pro-preview"
+    table = PriceTable.model_validate("claude-sonnet-4-5=3/15,gpt-4.1=2/8")
+    prices = Prices.of(table, "gpt-4.1=1.5/6", default=0.5)
+    assert model_name("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5"
+    assert model_name("google/Gemini-3-Pro-Preview") == "gemini-3-pro-preview"
     assert prices.input_price("claude-sonnet-4-5-20250929") == 3.0
     assert prices.input_price("openai/gpt-4.1-2025-04-14") == 1.5  # --prices over the setting
     assert prices.input_price("claude-sonnet-4") == 0.5  # not a prefix match: the default
-    assert Prices.of("a=1/2").input_price(None) is None
+    assert Prices.of(PriceTable.model_validate("a=1/2")).input_price(None) is None
     with pytest.raises(ValueError, match="bad model price"):
-        Prices.of("", "gpt-5=cheap")
+        Prices.of(table, "gpt-5=cheap")
 
 
 def test_the_default_agent_prices_parse_and_price_the_sample_models() -> None:
@@ -268,7 +270,8 @@ def test_a_generated_long_session_adds_up_to_what_its_outputs_say(tmp_path: Path
     written = long_session(path, calls=300, seed=7)
     config = Settings()
     reading = read_logs([path])
-    rows = local_rows(config, outputs_of(reading), Prices.of(f"{MODEL}=2/10"), 60)
+    prices = Prices.of(PriceTable.model_validate(f"{MODEL}=2/10"))
+    rows = local_rows(config, outputs_of(reading), prices, 60)
     assert [r.tokens_before for r in rows] == [estimate_tokens(w.text) for w in written]
     assert [r.later_calls for r in rows] == [300 - w.call for w in written]
     over = [len(w.text) > config.summarize_threshold_chars for w in written]

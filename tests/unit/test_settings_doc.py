@@ -1,4 +1,5 @@
-"""docs/CONFIGURATION.md's table matches ``Settings`` exactly: every variable, its default."""
+"""docs/CONFIGURATION.md's table matches the settings exactly: every variable, its default
+(``Settings``' own and each provider's section)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from tersify.settings import ProviderName, Settings
+from tersify.worker.model.providers.registry import setting_fields
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def expected_rows() -> dict[str, str]:
     """``TERSIFY_NAME`` → the default as docs/CONFIGURATION.md spells it."""
     rows = {}
-    for name, field in Settings.model_fields.items():
+    for name, field in setting_fields().items():
         default = field.default
         if default is None:
             shown = "(unset)"
@@ -23,11 +24,9 @@ def expected_rows() -> dict[str, str]:
             shown = "(secret)"
         elif isinstance(default, bool):
             shown = str(default).lower()
-        elif isinstance(default, ProviderName):
-            shown = default.value
         else:
             shown = str(default)
-        rows[f"TERSIFY_{name.upper()}"] = shown
+        rows[name] = shown
     return rows
 
 
@@ -48,10 +47,10 @@ def test_the_readme_links_the_configuration_table_instead_of_repeating_it() -> N
 
 
 def test_every_setting_has_a_description() -> None:
-    assert all(field.description for field in Settings.model_fields.values())
+    assert all(field.description for field in setting_fields().values())
 
 
 if __name__ == "__main__":  # prints the table for docs/CONFIGURATION.md
     for env, default in expected_rows().items():
-        desc = Settings.model_fields[env.removeprefix("TERSIFY_").lower()].description
+        desc = setting_fields()[env].description
         print(f"| `{env}` | `{default}` | {desc} |")

@@ -10,10 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tersify.errors import RedisUnavailableError
+from tersify.errors import ConfigurationError, RedisUnavailableError
 from tersify.settings import Settings, debug_requested, settings_problem
 from tersify.store.redis_url import failure_reason, shown_url
 from tersify.worker.cli.failures import ExitCode, explain
+from tersify.worker.model.providers import kind
 
 
 def problem(**values: object) -> str:
@@ -23,9 +24,25 @@ def problem(**values: object) -> str:
 
 
 def test_a_bad_value_is_named_by_its_variable_with_what_it_may_be() -> None:
-    assert problem(summary_provider="claude") == (
-        "TERSIFY_SUMMARY_PROVIDER=claude: input should be 'anthropic', 'openai' or 'extractive'"
+    assert problem(worker_pool="fork") == (
+        "TERSIFY_WORKER_POOL=fork: input should be 'threads', 'prefork', 'solo' or 'gevent'"
     )
+
+
+def test_an_unknown_provider_is_named_with_the_known_ones() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        kind("claude", "TERSIFY_SUMMARY_PROVIDER")
+    assert str(caught.value) == (
+        "TERSIFY_SUMMARY_PROVIDER=claude: no such provider (known: anthropic, extractive, openai)"
+    )
+
+
+def test_a_bad_provider_setting_is_named_by_its_variable() -> None:
+    settings = Settings(openai_response_format="xml", openai_api_key="sk-secret-0123456789")
+    with pytest.raises(ConfigurationError) as caught:
+        kind("openai").config(settings)
+    assert str(caught.value).startswith("TERSIFY_OPENAI_RESPONSE_FORMAT=xml: input should be ")
+    assert "sk-secret" not in str(caught.value)
 
 
 @given(secret=st.from_regex(r"sk-[A-Za-z0-9]{20,40}", fullmatch=True))

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from structlog.testing import capture_logs
 
 from tersify.contract import FallbackReason, LineRange, Method, PendingSummary, ToolType
-from tersify.settings import ProviderName, Settings
+from tersify.settings import Settings
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, make_provider
@@ -296,7 +296,7 @@ def test_an_openai_compatible_server_without_json_schema_is_asked_in_the_prompt(
             "openai_api_key": SecretStr("k"),
         }
     )
-    provider = make_provider(settings, ProviderName.OPENAI, pool_size=1)
+    provider = make_provider(settings, "openai", pool_size=1)
     assert provider is not None
     try:
         job = PendingSummary.build(

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp
 
 from tersify.client import AsyncProducer
 from tersify.client.aio import ListHeadWaiter
-from tersify.errors import RedisUnavailableError
+from tersify.errors import ConfigurationError, RedisUnavailableError
 from tersify.settings import Settings
 from tersify.store.redis_url import async_redis_client, redis_client
 from tersify.text.spill import SpillStore
@@ -40,7 +40,7 @@ REQUEST_OVERHEAD_BYTES = 64 * 1024
 _log = structlog.get_logger(__name__)
 
 
-class AuthNotConfiguredError(ValueError):
+class AuthNotConfiguredError(ConfigurationError):
     """No tokens are configured and insecure no-auth mode was not asked for."""
 
 

@@ -15,7 +15,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from tersify.client.tenants import quotas
 from tersify.settings import Settings
 from tersify.worker.api.problems import ApiProblem
 
@@ -63,7 +62,7 @@ class TokenTable:
         """Parse ``TERSIFY_API_TOKENS``; ``ValueError`` on an empty token or scope, or a tenant
         ``TERSIFY_TENANTS`` does not name."""
         raw = settings.api_tokens.get_secret_value() if settings.api_tokens else ""
-        known = quotas(settings.tenants)
+        known = settings.tenants
         parsed: list[tuple[str, Principal]] = []
         for entry in filter(None, (e.strip() for e in raw.split(","))):
             entry, hashed, tenant = entry.rpartition("#") if "#" in entry else (entry, "", "")

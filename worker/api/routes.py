@@ -16,7 +16,7 @@ from tersify.chat.pairs import repair_messages
 from tersify.client import AsyncProducer
 from tersify.client.aio import ListHeadWaiter
 from tersify.client.forget import Forgotten
-from tersify.client.tenants import admit, quotas
+from tersify.client.tenants import admit
 from tersify.contract import Method, Queue, SessionId, SummaryResult
 from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from tersify.gate import GateStatus
@@ -79,7 +79,7 @@ async def _admit(request: Request, caller: Principal) -> None:
     """Count a submit against the caller's tenant; the ``quota_exceeded`` problem past a cap."""
     if caller.tenant is None:
         return
-    quota = quotas(request.app.state.settings.tenants).get(caller.tenant)
+    quota = request.app.state.settings.tenants.get(caller.tenant)
     if quota is None:
         return
     try:

@@ -25,6 +25,7 @@ from tersify.client import Producer, SummaryHandle
 from tersify.contract import SummaryResult
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
+from tersify.worker.model.providers import summary_provider
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 
@@ -76,7 +77,7 @@ def run_demo(settings: Settings, *, timeout: float = 120.0) -> int:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tersify-demo-")))
         if "session_log_dir" not in settings.model_fields_set:  # like Redis: private unless set
             settings = settings.model_copy(update={"session_log_dir": workdir / "sessions"})
-        provider = settings.resolved_summary_provider().value
+        provider = summary_provider(settings)
         console.print(
             f"[dim]summary provider: {provider}; session log: {settings.session_log_dir}[/]"
         )

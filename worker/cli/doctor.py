@@ -15,7 +15,8 @@ import structlog
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
 from tersify.worker.cli.failures import ExitCode, Failure
-from tersify.worker.preflight.checks import Finding, Level, Role, run
+from tersify.worker.model.providers import Finding, Level
+from tersify.worker.preflight.checks import Role, run
 
 _log = structlog.get_logger("tersify.preflight")
 

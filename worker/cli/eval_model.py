@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from tersify.settings import ProviderName, Settings
+from tersify.settings import Settings
+from tersify.settings.values import listed
 from tersify.worker.quality.answers import AnswerStore
 from tersify.worker.quality.corpus import Case, load_cases
 from tersify.worker.quality.modeleval import CaseRun, ModelEval, Status, estimate_usd
@@ -55,15 +56,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Score the model(s) over the corpus; 2 on bad input, 1 when some case got no answer."""
+    from tersify.worker.model.pricing import summary_model
+    from tersify.worker.model.providers.registry import PROVIDERS, remote, summary_provider
     from tersify.worker.runtime.logconfig import configure_logging
 
     configure_logging(settings)  # on stderr: stdout holds the report
-    if settings.resolved_summary_provider() is ProviderName.EXTRACTIVE:
-        return _refuse("no model provider: set TERSIFY_ANTHROPIC_API_KEY or TERSIFY_OPENAI_API_KEY")
+    if PROVIDERS[summary_provider(settings)].local:
+        keys = " or ".join(f"TERSIFY_{name.upper()}_API_KEY" for name in remote())
+        return _refuse(f"no model provider: set {keys}")
     cases = _cases(args)
     if isinstance(cases, str):
         return _refuse(cases)
-    models = _names(args.model) or [_configured_model(settings)]
+    models = _names(args.model) or [str(summary_model(settings))]
     versions = _names(args.prompt_version) or [PROMPT_VERSION]
     max_cost = settings.eval_max_cost_usd if args.max_cost is None else args.max_cost
     if max_cost < 0:
@@ -93,11 +97,11 @@ def _run(
     versions: list[str],
 ) -> tuple[list[CaseRun], ModelEval]:
     from tersify.store.redis_url import redis_client
-    from tersify.worker.model.providers import make_provider
+    from tersify.worker.model.providers.registry import make_provider, summary_provider
     from tersify.worker.model.routes import route
 
     client = redis_client(settings)
-    name = settings.resolved_summary_provider()
+    name = summary_provider(settings)
     providers = {m: make_provider(settings, name, pool_size=1, model=m) for m in models}
     bar = Progress(
         TextColumn("eval"),
@@ -148,13 +152,7 @@ def _named(case: Case, part: str | None) -> Case:
 
 
 def _names(value: str | None) -> list[str]:
-    return [n.strip() for n in (value or "").split(",") if n.strip()]
-
-
-def _configured_model(settings: Settings) -> str:
-    if settings.resolved_summary_provider() is ProviderName.OPENAI:
-        return settings.openai_model
-    return settings.anthropic_model
+    return [str(name) for name in listed(value or "")]
 
 
 def _refuse(problem: str) -> int:

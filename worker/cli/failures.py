@@ -48,7 +48,7 @@ class ExitCode(IntEnum):
     """The reader of stdout went away (``| head``): ended quietly, as other tools do."""
 
 
-class Failure(Exception):
+class Failure(TersifyError):
     """Raised by a command to end with one line and an exit code."""
 
     def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:

@@ -25,12 +25,13 @@ import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from tersify.client import AsyncProducer
+from tersify.errors import OutputTooLargeError
 from tersify.settings import Settings
 from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
 from tersify.worker.gateway.formats import Api, read
 from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
-from tersify.worker.gateway.sessions import client_of, header_names, session_of
+from tersify.worker.gateway.sessions import client_of, session_of
 from tersify.worker.gateway.spans import splice
 from tersify.worker.gateway.store import Counts, RewriteStore
 from tersify.worker.gateway.upstream import (
@@ -50,7 +51,7 @@ Scope = dict[str, Any]
 Message = dict[str, Any]
 
 
-class BodyTooLargeError(Exception):
+class BodyTooLargeError(OutputTooLargeError):
     """The request body is over ``TERSIFY_GATEWAY_MAX_BODY_BYTES``."""
 
 
@@ -79,7 +80,7 @@ class Gateway:
         self.store = RewriteStore(self._redis, settings)
         self.rewriter = Rewriter(self.producer, self.store, settings)
         self.upstream = Upstream(settings)
-        self._session_headers = header_names(settings.gateway_session_headers)
+        self._session_headers = settings.gateway_session_headers
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         """The ASGI entry point."""

@@ -71,9 +71,7 @@ class Rewriter:
         self._producer = producer
         self._store = store
         self._settings = settings
-        self._skip = frozenset(
-            n.strip().lower() for n in settings.gateway_skip_tools.split(",") if n.strip()
-        )
+        self._skip = frozenset(settings.gateway_skip_tools)
         self._making: dict[str, asyncio.Task[Made | None]] = {}
         self._chores: set[asyncio.Task[None]] = set()
         self._renewed: dict[str, float] = {}

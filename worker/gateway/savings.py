@@ -2,27 +2,21 @@
 
 Tokens are tersify's one estimate (``worker.model.tokens``) over the request body as the client
 sent it and as it went on; the price is the request model's input price in
-``TERSIFY_MODEL_PRICES``, matched exactly or else by the longest configured name it starts with
-(``claude-sonnet-4-5`` prices ``claude-sonnet-4-5-20250929``). Prompt-cache reads cost less
-than list price, so the saving is an upper estimate.
+``TERSIFY_MODEL_PRICES``, looked up as every price is (``PriceTable.price``: a dated name such as
+``claude-sonnet-4-5-20250929`` finds ``claude-sonnet-4-5``). Prompt-cache reads cost less than
+list price, so the saving is an upper estimate.
 """
 
 from __future__ import annotations
 
 from tersify.settings import Settings
-from tersify.worker.model.pricing import prices
 from tersify.worker.model.tokens import estimate_tokens
 
 
 def input_price(settings: Settings, model: str | None) -> float | None:
     """USD per million input tokens of ``model``; None when no configured price matches."""
-    if not model:
-        return None
-    table = prices(settings)
-    if model in table:
-        return table[model][0]
-    matches = [name for name in table if model.startswith(name)]
-    return table[max(matches, key=len)][0] if matches else None
+    price = settings.model_prices.price(model)
+    return price.input if price is not None else None
 
 
 def tokens(text: str) -> int:

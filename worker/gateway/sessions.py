@@ -24,11 +24,6 @@ PREFIX: Final = "gw-"
 _KEY_HEADERS: Final = ("x-api-key", "authorization", "api-key")
 
 
-def header_names(spec: str) -> tuple[str, ...]:
-    """The configured session headers, lower-cased, in order."""
-    return tuple(name.strip().lower() for name in spec.split(",") if name.strip())
-
-
 def client_of(headers: Mapping[str, str], address: str | None) -> str:
     """Who sent a request: the hash of its API key, else its address (see the module)."""
     for name in _KEY_HEADERS:

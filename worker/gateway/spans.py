@@ -21,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from tersify.errors import TersifyError
+
 _WHITESPACE: Final = re.compile(r"[ \t\n\r]*")
 _SPACES: Final = frozenset(" \t\n\r")
 # the C scanner behind json.loads: one value from a position, and where it ends (typeshed
@@ -32,7 +34,7 @@ Path = tuple[str | int, ...]
 ANY_ITEM: Final = -1
 
 
-class UnusualJSONError(ValueError):
+class UnusualJSONError(TersifyError, ValueError):
     """The text is not JSON the gateway edits: not JSON at all, or a duplicate key on a path."""
 
 

@@ -159,7 +159,7 @@ def observe(
 ) -> None:
     """Count one stored result; ``gated``: it held a session's gate (the interactive queue)."""
     queue = Queue.INTERACTIVE.value if gated else Queue.BATCH.value
-    tenant = tenant_label(settings.tenants, result.tenant)
+    tenant = tenants.label(settings.tenants, result.tenant)
     method = result.method.value
     _child(JOBS, queue, result.tool_type.value, method, outcome.value, tenant).inc()
     total = (result.finished_at - result.queued_at).total_seconds()
@@ -218,14 +218,6 @@ def _count_tokens(
     COST.labels(provider, model, tenant).inc(usd)
     if tenant and usd > 0:  # the day's spend a tenant's quota is checked against
         writes.submit(lambda pipe: tenants.add_spend(pipe, tenant, usd, result.finished_at))
-
-
-def tenant_label(spec: str, tenant: str | None) -> str:
-    """The ``tenant`` label of a result: a configured tenant's name, else empty."""
-    try:
-        return tenants.label(tenants.quotas(spec), tenant)
-    except ValueError:
-        return ""  # the API refuses to start on it; here it only means no tenant labels
 
 
 def completion_writes(result: SummaryResult) -> tuple[Command, ...]:

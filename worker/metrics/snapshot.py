@@ -14,12 +14,11 @@ from typing import Any
 import redis
 
 from tersify.contract import Queue
-from tersify.settings import ProviderName
 from tersify.store import keys
+from tersify.worker.model.providers.registry import remote
 
 # Kombu's Redis transport keeps delivered, unacknowledged messages in this hash.
 UNACKED_KEY = "unacked"
-MODEL_PROVIDERS = (ProviderName.ANTHROPIC.value, ProviderName.OPENAI.value)
 CIRCUIT_STATES = ("closed", "open", "probing")
 
 
@@ -95,13 +94,14 @@ def _closed_at_ms(raw: object) -> float | None:
 
 def circuit_states(client: redis.Redis) -> dict[str, str]:
     """Each model provider's circuit: closed (also when no record exists), open or probing."""
+    providers = remote()
     with client.pipeline(transaction=False) as pipe:
-        for provider in MODEL_PROVIDERS:
+        for provider in providers:
             pipe.hget(keys.circuit(provider), "state")
         states = pipe.execute()
     return {
         provider: text(state) if state is not None else "closed"
-        for provider, state in zip(MODEL_PROVIDERS, states, strict=True)
+        for provider, state in zip(providers, states, strict=True)
     }
 
 

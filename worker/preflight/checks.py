@@ -9,32 +9,27 @@ webhooks it cannot sign. Secrets are never shown, only whether they are set.
 from __future__ import annotations
 
 import os
-import socket
 import tempfile
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import redis
 
 from tersify.client import Producer
 from tersify.contract import Queue
-from tersify.errors import os_reason
-from tersify.settings import ProviderName, Settings
+from tersify.errors import ConfigurationError
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.store.redis_url import failure_reason, redis_client, shown_url
-
-PROBE_SECONDS = 3.0
-"""Longest wait for a model API's host to accept a connection at start."""
-
-
-class Level(StrEnum):
-    """How much a finding matters."""
-
-    OK = "ok"
-    WARN = "warn"
-    FAIL = "fail"
+from tersify.worker.model.providers import (
+    PROVIDERS,
+    Finding,
+    Level,
+    compaction_provider,
+    kind,
+    summary_provider,
+)
+from tersify.worker.model.providers.registry import named, unknown_names, used
 
 
 class Role(StrEnum):
@@ -46,21 +41,11 @@ class Role(StrEnum):
     DOCTOR = "doctor"
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One check's verdict: what was checked, how it went, and what to do about it."""
-
-    check: str
-    level: Level
-    detail: str
-
-
 def run(settings: Settings, role: Role) -> list[Finding]:
     """Every check ``role`` needs, in the order a user would fix them."""
-    found = [redis_check(settings)]
+    found = [redis_check(settings), *settings_check(settings)]
     if role in (Role.WORKER, Role.DOCTOR):
         found += provider_checks(settings)
-        found += model_api_checks(settings)
     if role is not Role.MCP:
         found.append(webhook_check(settings, role))
         found.append(session_log_check(settings, role))
@@ -88,119 +73,40 @@ def redis_check(settings: Settings) -> Finding:
     return Finding("redis", Level.OK, f"Redis {version} answers at {where}")
 
 
-_KEYS = {
-    ProviderName.ANTHROPIC: "TERSIFY_ANTHROPIC_API_KEY",
-    ProviderName.OPENAI: "TERSIFY_OPENAI_API_KEY",
-}
-
-
-def _chosen(settings: Settings) -> dict[ProviderName, str]:
-    """The providers the settings name, each with the variable that names it."""
-    named = {
-        "TERSIFY_SUMMARY_PROVIDER": settings.summary_provider,
-        "TERSIFY_MAIN_PROVIDER": settings.main_provider,
-        "TERSIFY_FAILOVER_PROVIDER": settings.failover_provider,
-        "TERSIFY_COMPACTION_PROVIDER": settings.compaction_provider,
-    }
-    chosen: dict[ProviderName, str] = {}
-    for variable, provider in named.items():
-        if provider is not None and provider is not ProviderName.EXTRACTIVE:
-            chosen.setdefault(provider, variable)
-    return chosen
-
-
-def _has_key(settings: Settings, provider: ProviderName) -> bool:
-    if provider is ProviderName.ANTHROPIC:
-        return settings.anthropic_api_key is not None
-    return settings.openai_api_key is not None
-
-
 def provider_checks(settings: Settings) -> list[Finding]:
-    """Every provider the settings name has its key (else every job would fall back)."""
-    found = []
-    for provider, variable in _chosen(settings).items():
-        if _has_key(settings, provider):
-            continue
-        key = _KEYS[provider]
-        level = Level.WARN if settings.allow_missing_key else Level.FAIL
-        then = (
-            "starting anyway (TERSIFY_ALLOW_MISSING_KEY): every job will fall back to truncation"
-            if settings.allow_missing_key
-            else f"set {key}, or TERSIFY_ALLOW_MISSING_KEY=true to start with fallbacks only"
-        )
-        found.append(
-            Finding("provider", level, f"{variable}={provider} but {key} is unset: {then}")
-        )
-    summary = settings.resolved_summary_provider()
-    if not found:
-        model = _model(settings, summary)
+    """Every provider a setting names exists and has what it needs (a key); each provider
+    jobs will call can be reached. Each provider's own checks say what that means for it."""
+    found: list[Finding] = []
+    chosen = named(settings)
+    calls = used(settings)
+    for name in dict.fromkeys([*chosen, *calls]):
+        try:
+            provider = kind(name, chosen.get(name, "the provider"))
+            found += provider.checks(settings, named_by=chosen.get(name), used=name in calls)
+        except ConfigurationError as exc:
+            found.append(Finding("provider", Level.FAIL, str(exc)))
+    if not any(f.check == "provider" for f in found):
+        summary = summary_provider(settings)
+        model = PROVIDERS[summary].configured_model(settings)
         detail = f"summaries by {summary}" + (f" ({model})" if model else " (built in, no key)")
-        found.append(Finding("provider", Level.OK, detail))
+        found.insert(0, Finding("provider", Level.OK, detail))
     return found
 
 
-def _model(settings: Settings, provider: ProviderName) -> str | None:
-    if provider is ProviderName.ANTHROPIC:
-        return settings.anthropic_model
-    if provider is ProviderName.OPENAI:
-        return settings.openai_model
-    return None
-
-
-def base_url(settings: Settings, provider: ProviderName) -> str:
-    """Where ``provider``'s API is called."""
-    if provider is ProviderName.ANTHROPIC:
-        return settings.anthropic_base_url
-    return settings.openai_base_url
-
-
-def model_api_checks(settings: Settings) -> list[Finding]:
-    """Each provider that will be called can be reached: a TCP connection to its base URL's
-    host and port (no request is sent, so nothing is billed or counted)."""
-    used = {settings.resolved_summary_provider(), settings.resolved_compaction_provider()}
-    used |= {settings.failover_provider} if settings.failover_provider else set()
+def settings_check(settings: Settings) -> list[Finding]:
+    """``TERSIFY_*`` names nothing reads (a misspelling is ignored in silence otherwise)."""
     found = []
-    for provider in sorted(p for p in used if p is not ProviderName.EXTRACTIVE):
-        if not _has_key(settings, provider):
-            continue
-        url = base_url(settings, provider)
-        why = _unreachable(url, min(settings.model_connect_timeout_seconds, PROBE_SECONDS))
-        if why is None:
-            found.append(
-                Finding("model API", Level.OK, f"the {provider} API is reachable at {url}")
-            )
-            continue
-        found.append(
-            Finding(
-                "model API",
-                Level.WARN,
-                f"cannot reach the {provider} API at {url} ({why}): jobs will fall back to "
-                f"truncation until it answers (TERSIFY_{provider.upper()}_BASE_URL)",
-            )
-        )
+    for name, closest in unknown_names(settings):
+        hint = f": did you mean {closest}?" if closest else ": no setting has this name"
+        found.append(Finding("settings", Level.WARN, f"{name} is not a tersify setting{hint}"))
     return found
-
-
-def _unreachable(url: str, timeout: float) -> str | None:
-    """Why no TCP connection to ``url``'s host and port can be made; None when one can."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "not an http(s) URL"
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        with socket.create_connection((parts.hostname, port), timeout=timeout):
-            return None
-    except TimeoutError:
-        return "timed out"
-    except (OSError, ValueError) as exc:
-        return os_reason(exc) or str(exc) or type(exc).__name__
 
 
 def webhook_check(settings: Settings, role: Role) -> Finding:
     """Webhooks that are on can be signed (else they would wait in Redis, never sent)."""
     if settings.webhook_secret is not None:
         return Finding("webhooks", Level.OK, "signed with TERSIFY_WEBHOOK_SECRET")
-    if not settings.webhook_allowed_urls.strip():
+    if not settings.webhook_allowed_urls:
         waiting = waiting_webhooks(settings) if role is not Role.API else 0
         if waiting:
             return Finding(
@@ -281,21 +187,23 @@ def workers_check(settings: Settings, role: Role) -> Finding:
 
 def configuration(settings: Settings) -> dict[str, str | None]:
     """What a worker runs with, for its start-up log: no secret, only whether each is set."""
-    summary = settings.resolved_summary_provider()
-    compaction = settings.resolved_compaction_provider()
-    keyed = summary is not ProviderName.EXTRACTIVE
+    summary = summary_provider(settings)
+    compaction = compaction_provider(settings)
+    described = {
+        "model": None,
+        "base_url": None,
+        "api_key": None,
+        **kind(summary).described(settings),
+    }
     return {
-        "provider": summary.value,
-        "model": _model(settings, summary),
-        "base_url": base_url(settings, summary) if keyed else None,
-        "api_key": ("set" if _has_key(settings, summary) else "unset") if keyed else None,
-        "failover_provider": settings.failover_provider.value
-        if settings.failover_provider
-        else None,
-        "compaction_provider": compaction.value,
-        "compaction_model": settings.compaction_model or _model(settings, compaction),
+        "provider": summary,
+        **{k: None if v is None else str(v) for k, v in described.items()},
+        "failover_provider": settings.failover_provider,
+        "compaction_provider": compaction,
+        "compaction_model": settings.compaction_model
+        or kind(compaction).configured_model(settings),
         "session_log_dir": str(settings.session_log_dir),
         "redis": shown_url(settings.redis_url),
-        "redact": settings.redact,
+        "redact": ",".join(sorted(settings.redact)) or "off",
         "webhooks": "on" if settings.webhook_secret is not None else "off",
     }

@@ -17,6 +17,7 @@ from typing import Any, Self
 
 import redis
 
+from tersify.errors import ConfigurationError
 from tersify.worker.processes.redis_server import LocalRedis, find_binary, free_port, terminate
 
 PRIMARY_NAME = "tersify"
@@ -24,7 +25,7 @@ DOWN_AFTER_MS = 1000
 FAILOVER_TIMEOUT_MS = 5000
 
 
-class RedisSentinelMissingError(RuntimeError):
+class RedisSentinelMissingError(ConfigurationError):
     """No ``redis-sentinel`` binary on PATH."""
 
 

@@ -20,8 +20,10 @@ from typing import Any, Self
 
 import redis
 
+from tersify.errors import ConfigurationError
 
-class RedisServerMissingError(RuntimeError):
+
+class RedisServerMissingError(ConfigurationError):
     """No ``redis-server`` binary on PATH."""
 
 

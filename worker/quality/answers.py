@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tersify.settings import Settings
+from tersify.worker.model.providers import summary_provider
 from tersify.worker.quality.corpus import Case
 
 
@@ -47,7 +48,7 @@ def answer_key(case: Case, model: str, prompt_version: str, settings: Settings) 
         case.query,
         model,
         prompt_version,
-        settings.resolved_summary_provider().value,
+        summary_provider(settings),
         settings.max_summary_chars,
         settings.max_model_input_chars,
         settings.max_verbatim_chars,

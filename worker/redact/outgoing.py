@@ -12,7 +12,8 @@ redacted on its way out. Redacting an already redacted result changes nothing.
 from __future__ import annotations
 
 from tersify.contract import SummaryResult
-from tersify.worker.redact.redactor import Redactor, Scope
+from tersify.settings import Scope
+from tersify.worker.redact.redactor import Redactor
 
 
 def leaving(result: SummaryResult, redactor: Redactor) -> SummaryResult:
@@ -21,6 +22,6 @@ def leaving(result: SummaryResult, redactor: Redactor) -> SummaryResult:
     return redactor.result(result, Scope.RESULT)
 
 
-def leaving_with(result: SummaryResult, setting: str) -> SummaryResult:
-    """``leaving`` with a fresh redactor for a ``TERSIFY_REDACT`` value."""
-    return leaving(result, Redactor(Scope.parse(setting)))
+def leaving_with(result: SummaryResult, scopes: frozenset[Scope]) -> SummaryResult:
+    """``leaving`` with a fresh redactor for the ``TERSIFY_REDACT`` scopes."""
+    return leaving(result, Redactor(scopes))

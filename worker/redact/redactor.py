@@ -9,29 +9,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from enum import StrEnum
 from typing import NamedTuple
 
 from ahocorasick_rs import MATCHKIND_LEFTMOST_LONGEST, AhoCorasick, BytesAhoCorasick, Implementation
 
 from tersify.contract import PendingSummary, SummaryResult
+from tersify.settings import Scope
 from tersify.worker.redact.rules import RULES, WORD_CHARS, Rule
 
 PLACEHOLDER = re.compile(r"\[secret:[a-z0-9_]+#[0-9]+\]")
-
-
-class Scope(StrEnum):
-    """Where redaction applies: model requests, the session log, the results."""
-
-    MODEL = "model"
-    LOG = "log"
-    RESULT = "result"
-
-    @classmethod
-    def parse(cls, setting: str) -> frozenset[Scope]:
-        """The scopes a ``TERSIFY_REDACT`` value names (``off``: none)."""
-        names = {part.strip() for part in setting.lower().split(",") if part.strip()}
-        return frozenset(cls(name) for name in names - {"off"})
 
 
 class Hit(NamedTuple):

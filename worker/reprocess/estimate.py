@@ -21,8 +21,8 @@ class Estimate:
 
 
 def cost(settings: Settings, input_tokens: int, output_tokens: int) -> float:
-    """USD for these tokens at the summary model's configured price."""
-    return pricing.cost(settings, pricing.summary_model(settings), input_tokens, output_tokens)
+    """USD for these tokens on the configured summary provider (0 for the local extractive)."""
+    return pricing.estimate(settings, input_tokens, output_tokens)
 
 
 def estimate_job(settings: Settings, item: ArchivedJob) -> Estimate:

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from redis import Redis
 
 from tersify.gate import SessionGate
-from tersify.settings import Settings
+from tersify.settings import Scope, Settings
 from tersify.store.redis_url import redis_client
 from tersify.worker.model.calls import Route
-from tersify.worker.model.providers import make_provider
+from tersify.worker.model.providers import (
+    compaction_provider,
+    make_provider,
+    summary_provider,
+)
 from tersify.worker.model.routes import route
-from tersify.worker.redact import Scope
 from tersify.worker.runtime.scheduler import Scheduler
 from tersify.worker.store.sessionlog import SessionLog
 from tersify.worker.store.writebehind import WriteBehind
@@ -39,7 +42,7 @@ class Runtime:
     session_log: SessionLog
     scheduler: Scheduler
     writes: WriteBehind
-    redaction: frozenset[Scope]  # TERSIFY_REDACT, parsed once for the process
+    redaction: frozenset[Scope]  # TERSIFY_REDACT, as the settings parsed it
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -48,17 +51,16 @@ class Runtime:
         writes = WriteBehind(client)
         gate_client = redis_client(settings, decode=True)
         gate = SessionGate(gate_client, settings)
-        provider = make_provider(
-            settings, settings.resolved_summary_provider(), pool_size=settings.worker_concurrency
-        )
+        summary = summary_provider(settings)
+        provider = make_provider(settings, summary, pool_size=settings.worker_concurrency)
         routes = [route(settings, client, provider, writes)] if provider is not None else []
         spare = settings.failover_provider
-        if routes and spare is not None and spare is not settings.resolved_summary_provider():
+        if routes and spare is not None and spare != summary:
             second = make_provider(settings, spare, pool_size=settings.worker_concurrency)
             if second is not None:
                 routes.append(route(settings, client, second, writes))
         compaction_routes = compaction_route_list(settings, client, routes, writes)
-        redaction = Scope.parse(settings.redact)
+        redaction = settings.redact
         log = SessionLog(
             settings.session_log_dir,
             client,
@@ -102,8 +104,8 @@ def compaction_route_list(
 ) -> list[Route]:
     """Compaction's routes: the summary routes when it uses the same provider and model, else
     its own provider (same shared breaker and rate limit by provider name) and the failover."""
-    name = settings.resolved_compaction_provider()
-    if name is settings.resolved_summary_provider() and settings.compaction_model is None:
+    name = compaction_provider(settings)
+    if name == summary_provider(settings) and settings.compaction_model is None:
         return routes
     pool_size = max(1, settings.worker_concurrency // 4)
     provider = make_provider(settings, name, pool_size=pool_size, model=settings.compaction_model)

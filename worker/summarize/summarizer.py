@@ -97,7 +97,7 @@ def summarize(
     if remaining <= 0:
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
-    sent = (redactor or Redactor(Scope.parse(settings.redact))).job(job, Scope.MODEL)
+    sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
     prompt = build_request(
         sent,
         tool_type,

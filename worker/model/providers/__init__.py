@@ -1,12 +1,14 @@
-"""Model providers: Anthropic and OpenAI-compatible HTTP APIs, built from ``Settings``.
+"""Model providers: one module per provider, registered by name in ``registry.PROVIDERS``.
 
-One module per wire format over a shared httpx client stack (``pool``); imports nothing of
-``worker`` outside ``worker.model.providers``.
+Each provider is a ``ProviderKind`` (``kind``): its own settings section, its start-up
+checks, its price lookup and its wire format; the HTTP ones share ``remote`` (key, base URL,
+checks) and ``http`` (one JSON POST, failures mapped to reasons) over a stack of
+one-connection clients (``pool``). Imports nothing of ``worker`` outside
+``worker.model.providers``.
 """
 
 from __future__ import annotations
 
-from tersify.settings import ProviderName, Settings
 from tersify.worker.model.providers.anthropic import AnthropicProvider
 from tersify.worker.model.providers.base import (
     AnswerFormat,
@@ -15,43 +17,37 @@ from tersify.worker.model.providers.base import (
     ModelRequest,
     Provider,
 )
+from tersify.worker.model.providers.checks import Finding, Level
+from tersify.worker.model.providers.kind import ProviderKind, ProviderSettings
 from tersify.worker.model.providers.openai import OpenAIProvider
 from tersify.worker.model.providers.pool import ClientPool
-
-
-def make_provider(
-    settings: Settings, name: ProviderName, *, pool_size: int, model: str | None = None
-) -> Provider | None:
-    """The HTTP provider called ``name`` (optionally with another model), or None for the
-    local ``extractive`` provider."""
-    if name is ProviderName.ANTHROPIC:
-        return AnthropicProvider(
-            settings.anthropic_api_key,
-            settings.anthropic_base_url,
-            model or settings.anthropic_model,
-            connect_timeout=settings.model_connect_timeout_seconds,
-            pool_size=pool_size,
-        )
-    if name is ProviderName.OPENAI:
-        return OpenAIProvider(
-            settings.openai_api_key,
-            settings.openai_base_url,
-            model or settings.openai_model,
-            connect_timeout=settings.model_connect_timeout_seconds,
-            pool_size=pool_size,
-            response_format=settings.openai_response_format,
-        )
-    return None
-
+from tersify.worker.model.providers.registry import (
+    PROVIDERS,
+    compaction_provider,
+    kind,
+    make_provider,
+    summary_provider,
+)
+from tersify.worker.model.providers.remote import HttpProvider, HttpSettings
 
 __all__ = [
+    "PROVIDERS",
     "AnswerFormat",
     "AnthropicProvider",
     "ClientPool",
     "Completion",
     "Correction",
+    "Finding",
+    "HttpProvider",
+    "HttpSettings",
+    "Level",
     "ModelRequest",
     "OpenAIProvider",
     "Provider",
+    "ProviderKind",
+    "ProviderSettings",
+    "compaction_provider",
+    "kind",
     "make_provider",
+    "summary_provider",
 ]

@@ -8,7 +8,9 @@ correction replays the refused call and answers it with an ``is_error`` tool res
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import Field, SecretStr
 
 from tersify.worker.model.providers.base import (
     AnswerFormat,
@@ -16,16 +18,26 @@ from tersify.worker.model.providers.base import (
     Correction,
     ModelRequest,
 )
-from tersify.worker.model.providers.http import HttpProvider, malformed, optional_int
+from tersify.worker.model.providers.http import malformed, optional_int
+from tersify.worker.model.providers.remote import HttpProvider, HttpSettings
 
 ANTHROPIC_VERSION = "2023-06-01"
+
+
+class AnthropicSettings(HttpSettings):
+    """``TERSIFY_ANTHROPIC_*``."""
+
+    api_key: SecretStr | None = Field(None, description="Enables Anthropic.")
+    base_url: str = Field("https://api.anthropic.com", description="Without /v1.")
+    model: str = Field("claude-haiku-4-5-20251001", description="Anthropic model.")
 
 
 class AnthropicProvider(HttpProvider):
     """Claude over the Messages API; ``base_url`` follows the SDK convention (no ``/v1``)."""
 
-    path = "/v1/messages"
     name = "anthropic"
+    settings_type: ClassVar[type[HttpSettings]] = AnthropicSettings
+    path: ClassVar[str] = "/v1/messages"
 
     def _body(self, request: ModelRequest) -> dict[str, Any]:
         messages: list[dict[str, Any]] = [{"role": "user", "content": request.user}]

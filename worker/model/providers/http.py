@@ -1,5 +1,5 @@
-"""What the HTTP model providers share: one JSON POST under a total time budget, and the mapping of
-every way it can fail onto a ``ProviderError`` with a ``FallbackReason``.
+"""What the HTTP model providers share on the wire: one JSON POST under a total time budget, and
+the mapping of every way it can fail onto a ``ProviderError`` with a ``FallbackReason``.
 
 =================================  ================================================
 failure                            reason
@@ -34,79 +34,11 @@ from pydantic import SecretStr
 
 from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
-from tersify.worker.model.providers.base import Completion, ModelRequest
 from tersify.worker.model.providers.pool import ClientPool
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 MAX_ERROR_BODY_BYTES = 64 * 1024
 MAX_DETAIL_CHARS = 200
-USER_AGENT = "tersify/0.1"
-
-
-class HttpProvider:
-    """An HTTP model API: subclasses give the path, auth headers, request body and parsing."""
-
-    name: str = "http"
-    path: str = ""
-
-    def __init__(
-        self,
-        api_key: SecretStr | None,
-        base_url: str,
-        model: str,
-        *,
-        connect_timeout: float,
-        pool_size: int,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url.rstrip("/")
-        self._api_key = api_key
-        self._connect_timeout = connect_timeout
-        self._pool = ClientPool(pool_size, timeout=httpx.Timeout(None, connect=connect_timeout))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
-
-    def complete(self, request: ModelRequest, timeout: float) -> Completion:
-        """Send one request; give up after ``timeout`` seconds in total. Raises ProviderError."""
-        if timeout <= 0:
-            raise ProviderError(FallbackReason.TIMEOUT, "no time left for the call")
-        http_request = self._build(self._body(request), timeout)
-        return self._parse(post_json(self._pool, http_request, timeout, secret=self._api_key))
-
-    def close(self) -> None:
-        """Close every pooled connection."""
-        self._pool.close()
-
-    def _api_headers(self) -> dict[str, str]:
-        return {}
-
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _parse(self, data: dict[str, Any]) -> Completion:
-        raise NotImplementedError
-
-    def _build(self, body: dict[str, Any], timeout: float) -> httpx.Request:
-        # Lone surrogates in a tool output must not fail the call: encode them as "?".
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8", "replace")
-        headers = {
-            "content-type": "application/json",
-            "accept": "application/json",
-            "user-agent": USER_AGENT,
-            **self._api_headers(),
-        }
-        limits = httpx.Timeout(timeout, connect=min(self._connect_timeout, timeout))
-        try:
-            return httpx.Request(
-                "POST",
-                self.base_url + self.path,
-                headers=headers,
-                content=content,
-                extensions={"timeout": limits.as_dict()},
-            )
-        except httpx.InvalidURL as exc:
-            raise ProviderError(FallbackReason.CLIENT_ERROR, _short(f"bad URL: {exc}")) from None
 
 
 def post_json(
@@ -142,7 +74,7 @@ def post_json(
         failure = FallbackReason.CONNECTION_ERROR, "the provider is closed"
     if failure is not None:
         # Raised outside the except blocks so no httpx exception rides along as __context__.
-        raise ProviderError(failure[0], _short(_redact(failure[1], secret)))
+        raise ProviderError(failure[0], short(_redact(failure[1], secret)))
     if not ok:
         raise status_error(response.status_code, response.headers, raw, secret)
     try:
@@ -168,7 +100,7 @@ def status_error(
         reason = FallbackReason.SERVER_ERROR
     else:
         reason = FallbackReason.CLIENT_ERROR
-    detail = _short(_redact(f"HTTP {status} {_api_error(body)}".rstrip(), secret))
+    detail = short(_redact(f"HTTP {status} {_api_error(body)}".rstrip(), secret))
     if reason is FallbackReason.CLIENT_ERROR:
         return ProviderError(reason, detail)
     return ProviderError(reason, detail, retry_after=retry_after_seconds(headers))
@@ -198,7 +130,7 @@ def retry_after_seconds(headers: httpx.Headers) -> float | None:
 
 def malformed(what: str) -> ProviderError:
     """The error for a 2xx answer that lacks what the wire format promises."""
-    return ProviderError(FallbackReason.MALFORMED, _short(what))
+    return ProviderError(FallbackReason.MALFORMED, short(what))
 
 
 def optional_int(value: object) -> int | None:
@@ -245,6 +177,6 @@ def _redact(text: str, secret: SecretStr | None) -> str:
     return text.replace(key, "[redacted]") if key else text
 
 
-def _short(text: str) -> str:
+def short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"

@@ -10,21 +10,52 @@ answer as the assistant's turn and the refusal as the user's.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 
+from tersify.settings import Settings
 from tersify.worker.model.providers.base import AnswerFormat, Completion, ModelRequest
-from tersify.worker.model.providers.http import HttpProvider, malformed, optional_int
+from tersify.worker.model.providers.http import malformed, optional_int
+from tersify.worker.model.providers.remote import HttpProvider, HttpSettings
 
 ResponseFormat = Literal["json_schema", "json_object", "text"]
+
+
+class OpenAISettings(HttpSettings):
+    """``TERSIFY_OPENAI_*``."""
+
+    api_key: SecretStr | None = Field(None, description="Enables OpenAI.")
+    base_url: str = Field("https://api.openai.com/v1", description="With /v1.")
+    model: str = Field("gpt-4.1-mini", description="OpenAI-compatible model.")
+    response_format: ResponseFormat = Field(
+        "json_schema",
+        description="How an OpenAI-compatible server is asked for the JSON answer; `text` for "
+        "servers that refuse `response_format`.",
+    )
 
 
 class OpenAIProvider(HttpProvider):
     """Chat Completions; ``base_url`` includes ``/v1``, so local servers (Ollama, vLLM) work too."""
 
-    path = "/chat/completions"
     name = "openai"
+    settings_type: ClassVar[type[HttpSettings]] = OpenAISettings
+    path: ClassVar[str] = "/chat/completions"
+
+    @classmethod
+    def create(
+        cls, settings: Settings, *, pool_size: int, model: str | None = None
+    ) -> OpenAIProvider:
+        """A provider on its configured key, base URL and response format."""
+        config = settings.section(cls.name, OpenAISettings)
+        return cls(
+            config.api_key,
+            config.base_url,
+            model or config.model,
+            connect_timeout=settings.model_connect_timeout_seconds,
+            pool_size=pool_size,
+            response_format=config.response_format,
+        )
 
     def __init__(
         self,
