@@ -99,12 +99,17 @@ class Rewriter:
             return False
         return not reads_output(result.call.command)
 
+    def _chosen(self, session_id: str, conversation: RequestView) -> list[tuple[str, ResultSpan]]:
+        """The results to replace, by content key (hashing them: CPU work on large texts)."""
+        return [
+            (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
+        ]
+
     async def rewrite(self, session_id: str, conversation: RequestView) -> RequestEdits:
         """The edits that replace the conversation's large tool results (see the module)."""
         outcome = RequestEdits()
-        chosen = [
-            (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
-        ]
+        size = sum(len(r.text) for r in conversation.results)
+        chosen = await self._producer.compute(self._chosen, session_id, conversation, size=size)
         wanted = dict(chosen)
         if not wanted:
             return outcome
@@ -184,10 +189,11 @@ class Rewriter:
                 if ready is not None and ready.method is Method.PASSTHROUGH:  # short: no job
                     return None
             summary = leaving_with(await self._wait(owner, wait), settings.redact)
+            digest = await self._producer.compute(digest_of, result.text, size=len(result.text))
             rewrite = Rewrite(
                 text_for(summary),
                 summary.output_ref,
-                digest_of(result.text),
+                digest,
                 summary.job_id,
                 summary.tool_type.value,
             )
