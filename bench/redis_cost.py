@@ -120,7 +120,10 @@ def run(args: argparse.Namespace, watch: bool) -> Pass:
                 cpu, started = server_cpu(admin), time.perf_counter()
                 handles = [
                     producer.submit(
-                        session_id=f"cost-{i % args.sessions}", tool_name="grep", output=text
+                        session_id=f"cost-{i % args.sessions}",
+                        tool_name="grep",
+                        output=text,
+                        command=args.command,
                     )
                     for i, text in enumerate(texts)
                 ]
@@ -151,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle-seconds", type=float, default=1.0)
     p.add_argument("--top", type=int, default=30, help="commands listed")
     p.add_argument("--max-seconds", type=float, default=120.0)
+    p.add_argument(
+        "--command", help="the command every job ran (its re-runs are looked up and recorded)"
+    )
     args = p.parse_args(argv)
     plain, watched = run(args, watch=False), run(args, watch=True)
     per = args.jobs

@@ -20,7 +20,7 @@ from tersify.client.tenants import admit
 from tersify.contract import Method, Queue, SessionId, SummaryResult
 from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from tersify.gate import GateStatus
-from tersify.settings import Scope, Settings
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.text.spill import SpillRange, SpillStore
 from tersify.worker.api.auth import Caller, Principal
@@ -36,7 +36,7 @@ from tersify.worker.api.bodies import (
 )
 from tersify.worker.api.liveness import WARNING_DOC, unserved
 from tersify.worker.api.problems import ApiProblem, documented
-from tersify.worker.redact import leaving_with
+from tersify.worker.redact import Scope, leaving_with
 from tersify.worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")
