@@ -37,9 +37,9 @@ from tersify.text.sanitize import sanitize
 from tersify.worker.quality.corpus import Case, load_cases
 from tersify.worker.quality.evaluation import missing
 from tersify.worker.shrink import extract, kind_of
-from tersify.worker.shrink.engine import Reading
 from tersify.worker.shrink.features import FEATURES, rows, shortlist
 from tersify.worker.shrink.ranker import FITTED, Ranker
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.reflow import as_doc
 

@@ -10,9 +10,9 @@ from tersify.contract import ToolType
 from tersify.errors import RegistryError
 from tersify.worker.shrink import extract
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import Reading
 from tersify.worker.shrink.features import FEATURES
 from tersify.worker.shrink.ranker import FITTED, Ranker, shipped
+from tersify.worker.shrink.reading import Reading
 from tests.corpus import CORPUS_DIR
 from tools import fit_ranker
 

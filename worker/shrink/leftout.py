@@ -18,7 +18,8 @@ from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from tersify.worker.shrink.engine import Plan, Reading, choose
+from tersify.worker.shrink.engine import Plan, choose
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.render import render
 from tersify.worker.shrink.textcut import clip
 
