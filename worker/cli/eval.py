@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     budget: int = args.budget
     if budget is None:
         local = method is not EvalMethod.MODEL_INPUT
-        budget = settings.local_budget_chars if local else settings.max_model_input_chars
+        budget = settings.local_budget_chars if local else settings.model_window_chars
     if budget <= 0:
         return _refuse("--budget must be positive")
     reports: dict[str | None, Report] = {}

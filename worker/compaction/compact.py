@@ -163,7 +163,7 @@ def _summarize(
     request = build_request(
         middle,
         previous,
-        max_input_chars=settings.max_model_input_chars,
+        max_input_chars=settings.model_window_chars,
         max_tokens=DEFAULT_MAX_TOKENS,
         facts=render(plan.found, plan.facts_chars),
         answer_chars=plan.answer_chars,

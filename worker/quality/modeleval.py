@@ -79,7 +79,7 @@ def estimate_usd(case: Case, model: str, settings: Settings) -> float:
     request = build_request(
         job,
         classify(case.tool_name, case.command, case.output),
-        max_input_chars=settings.max_model_input_chars,
+        max_input_chars=settings.model_window_chars,
         max_summary_chars=settings.max_summary_chars,
         max_verbatim_chars=settings.max_verbatim_chars,
         max_quote_chars=settings.max_quote_chars,

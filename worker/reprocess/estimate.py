@@ -30,7 +30,7 @@ def estimate_job(settings: Settings, item: ArchivedJob) -> Estimate:
     job = item.job
     if len(job.output) <= settings.summarize_threshold_chars:
         return Estimate(1, 0, 0, 0.0)
-    output = job.output[: settings.max_model_input_chars]
+    output = job.output[: settings.model_window_chars]
     tokens_in = estimate_tokens(output + (job.command or "") + (job.query or ""))
     tokens_out = estimate_tokens(output[: settings.max_summary_chars])
     return Estimate(1, tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))

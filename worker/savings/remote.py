@@ -35,7 +35,7 @@ _WAIT_SLICE_SECONDS = 0.1  # how long to block on the oldest job before looking 
 
 def estimate_usd(settings: Settings, output: ToolOutput, model: str | None) -> float:
     """An upper bound on what summarizing ``output`` costs: capped input, longest answer."""
-    sent = output.text[: settings.max_model_input_chars]
+    sent = output.text[: settings.model_window_chars]
     tokens_in = estimate_tokens(sent + (output.command or ""))
     tokens_out = estimate_tokens(sent[: settings.max_summary_chars])
     return pricing.cost(settings, model or pricing.summary_model(settings), tokens_in, tokens_out)
