@@ -57,8 +57,10 @@ class JobOptions(BaseModel):
     )
     summarize: bool = Field(True, description="false: hand the output back as it is, no job.")
     model_read_max_chars: int | None = Field(
-        None, ge=2000, description="Most of the output sent to models in all (at most "
-        "TERSIFY_MODEL_READ_MAX_CHARS)."
+        None,
+        ge=2000,
+        description="Most of the output sent to models in all (at most "
+        "TERSIFY_MODEL_READ_MAX_CHARS).",
     )
     callback_url: str | None = Field(
         None, max_length=2000, description="POSTed the signed result once it is stored."

@@ -4,10 +4,11 @@ A window holds whole lines numbered as the output numbers them (``N|line``, a fi
 ``N#HH|line``), at most ``limit`` chars with the numbers counted (a line longer than a window
 alone is clipped); consecutive windows share up to ``OVERLAP_LINES`` lines, so a record on a
 window's edge is read whole by one of them. When all the windows pass the job's ceiling
-(``TERSIFY_MODEL_READ_MAX_CHARS``), they are ranked — the densest evidence for the query first
-(the engine's candidates for the kind and the query, by worth), then the head and the tail,
-then the rest from both ends inwards — and taken in that order while they fit; the lines of
-the windows left out are the unread ones, which the summary names.
+(``TERSIFY_MODEL_READ_MAX_CHARS``), they are ranked — the densest evidence for the query
+first (the salient lines and the engine's candidates for the kind and the query, by worth),
+then the head and the tail, then the rest from both ends inwards — and taken in that order
+while they fit; the lines of the windows left out are the unread ones, which the summary
+names.
 """
 
 from __future__ import annotations
@@ -123,15 +124,18 @@ def plan(
 
 
 def _scores(windows: Sequence[Window], reading: Reading | None) -> list[float]:
-    """Each window's evidence: the worth of the engine's candidates anchored in it."""
+    """Each window's evidence: the worth of the salient lines (errors, verdicts, the query's
+    matches…) and of the engine's other candidates (focused blocks, extremes) in it."""
     scores = [0.0] * len(windows)
     if reading is None:
         return scores
     starts = [w.lines.start for w in windows]
-    for candidate in reading.candidates:
-        at = bisect_right(starts, candidate.anchor) - 1
-        if at >= 0 and candidate.anchor in windows[at].lines:
-            scores[at] += max(0.0, candidate.weight)
+    anchors = [(item.number - 1, item.weight) for item in reading.salient]
+    anchors += [(candidate.anchor, candidate.weight) for candidate in reading.candidates]
+    for anchor, weight in anchors:
+        at = bisect_right(starts, anchor) - 1
+        if at >= 0 and anchor in windows[at].lines:
+            scores[at] += max(0.0, weight)
     return scores
 
 
