@@ -37,7 +37,7 @@ def test_sigterm_lets_the_job_in_flight_finish(
         time.sleep(0.02)
     worker.stop()  # SIGTERM: Celery's warm shutdown
     assert worker.returncode == 0
-    assert handle.wait(5).method is Method.LLM
+    assert handle.wait(30).method is Method.LLM
     assert producer.gate.is_open("term")
 
 
