@@ -22,7 +22,7 @@ from tersify.worker.summarize.sending import opening_prompts
 READ_MAX_CHARS = 400_000
 """What a job reads in all by default (``TERSIFY_MODEL_READ_MAX_CHARS``)."""
 
-_LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
+_LINE_LABEL = re.compile(r"^\d+(?:#[0-9a-f]{2})?\|", re.MULTILINE)
 
 
 class EvalMethod(StrEnum):

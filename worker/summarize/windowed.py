@@ -50,7 +50,7 @@ from tersify.worker.summarize.asking import AnswerCheck, ask_checked
 from tersify.worker.summarize.grounding import Source, check_source
 from tersify.worker.summarize.merge import Part, merge_prompt, runs, window_prompt
 from tersify.worker.summarize.prompts import SummaryPrompt
-from tersify.worker.summarize.windows import WindowPlan, plan
+from tersify.worker.summarize.windows import Window, WindowPlan, plan
 
 log = structlog.get_logger("tersify.summarize")
 T = TypeVar("T")
@@ -86,11 +86,11 @@ def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layo
     if not kind.numbered_file:
         doc = as_doc(clean, kind)
         source, reading = plain_lines(doc.lines), Reading.of(doc, tool_type, job.query)
-        found = plan(source, reading, limit=limit, ceiling=ceiling, head_share=kind.head_ratio)
+        found = plan(source, reading, limit=limit, ceiling=ceiling)
         return Layout(found, reading) if len(found.windows) > 1 else None
     view = file_view(clean)
     source, reading = view.numbered(), view.reading(job.query)
-    found = plan(source, reading, limit=limit, ceiling=ceiling, head_share=kind.head_ratio)
+    found = plan(source, reading, limit=limit, ceiling=ceiling)
     if len(found.windows) < 2:
         return None
     wanted = relevant_range(view, reading, job.relevant_lines)
@@ -206,7 +206,7 @@ def _parts(
         lines = LineRange(start=first, end=last)
         if isinstance(answer, ProviderError) or check.answer is None:
             why = answer.reason.value if isinstance(answer, ProviderError) else "no answer"
-            spans = covered(plan.source, window.lines, tool_type, query, settings)
+            spans = covered(plan.source, window, tool_type, query, settings)
             parts.append(Part(number, "", spans, "extractive", why))
             read.append(WindowRead(lines=lines, chars=len(window.body), read_by="extractive"))
             continue
@@ -217,16 +217,17 @@ def _parts(
 
 def covered(
     source: NumberedLines,
-    lines: range,
+    window: Window,
     tool_type: ToolType,
     query: str | None,
     settings: Settings,
 ) -> tuple[range, ...]:
-    """The lines of ``lines`` the extractive shrink keeps, as runs of indices."""
+    """The lines of ``window`` the extractive shrink keeps, as runs of indices."""
+    lines = window.lines
     start = lines.start
     doc = Doc("\n".join(source.lines[start : lines.stop]))
     if len(doc) != len(lines):  # the lines do not survive a round trip: take the head
-        return (range(start, min(lines.stop, start + 20)),)
+        return runs(sorted(window.shown)[:20])
     kind = kind_of(tool_type)
     budget = settings.local_budget_chars
     edge = budget // 10
@@ -240,7 +241,7 @@ def covered(
             numbered=lambda index, text: source.label(start + index, text),
         ),
     )
-    return runs(sorted(start + index for index in shown))
+    return runs(sorted(start + i for i in shown if start + i in window.shown))
 
 
 def joined(plan: WindowPlan, parts: Sequence[Part], settings: Settings, fixed: Quote) -> str:

@@ -3,41 +3,49 @@
 A window holds whole lines numbered as the output numbers them (``N|line``, a file's
 ``N#HH|line``), at most ``limit`` chars with the numbers counted (a line longer than a window
 alone is clipped); consecutive windows share up to ``OVERLAP_LINES`` lines, so a record on a
-window's edge is read whole by one of them. When all the windows pass the job's ceiling
-(``TERSIFY_MODEL_READ_MAX_CHARS``), they are ranked — the densest evidence for the query
-first (the salient lines and the engine's candidates for the kind and the query, by worth),
-then the head and the tail, then the rest from both ends inwards — and taken in that order
-while they fit; the lines of the windows left out are the unread ones, which the summary
-names.
+window's edge is read whole by one of them. When all the windows would pass the job's ceiling
+(``TERSIFY_MODEL_READ_MAX_CHARS``), the engine picks what they hold, as it picks a model's
+view of an output past one request (``worker.shrink.model_view``) but with the ceiling for
+its budget: the query's evidence first, the head and the tail, the salient records with their
+ancestry; the picked lines, each run left out marked ``… N lines …``, are cut into windows, and
+the lines no window holds are the unread ones, which the summary names.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tersify.worker.shrink import ModelView, NumberedLines, Reading, clip
+from tersify.worker.shrink.engine import choose
+from tersify.worker.shrink.render import gap_marker
+from tersify.worker.shrink.views import model_plan
 
 OVERLAP_LINES = 3
-"""Lines a window repeats from the one before it."""
+"""Lines a window repeats from the one before it (when windows read every line)."""
 OVERLAP_SHARE = 10
 """Repeated lines take at most 1/OVERLAP_SHARE of a window."""
+PACKING_SHARE = 20
+"""Past the ceiling, the engine picks 1/PACKING_SHARE of a window less per window, so its
+picks fit in as many windows as the ceiling holds."""
+MARKER_ROOM = 24
+"""What a ``… N lines …`` marker between picked lines costs at most."""
 
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """A stretch of the output's lines one request reads: indices into the source, and the
-    numbered text sent."""
+    """A stretch of the output's lines one request reads: the stretch (indices into the
+    source), the lines of it shown, and the numbered text sent."""
 
     lines: range
+    shown: frozenset[int]
     body: str
 
 
 @dataclass(frozen=True, slots=True)
 class WindowPlan:
     """What a job's model requests read of an output: the windows (in the output's order)
-    and the runs of lines no window holds (indices into ``source``)."""
+    and the runs of lines no window shows (indices into ``source``)."""
 
     source: NumberedLines
     windows: tuple[Window, ...]
@@ -50,7 +58,8 @@ class WindowPlan:
 
     def view(self, window: Window) -> ModelView:
         """The view one window's answer is checked against: only its own lines were shown."""
-        return ModelView(window.body, self.source, frozenset(window.lines), truncated=False)
+        gaps = len(window.shown) < len(window.lines)
+        return ModelView(window.body, self.source, window.shown, truncated=gaps)
 
     def numbers(self, lines: range) -> tuple[int, int]:
         """The first and last line numbers of a run of indices."""
@@ -58,33 +67,58 @@ class WindowPlan:
         return numbers[lines.start], numbers[lines.stop - 1]
 
 
-def split(source: NumberedLines, limit: int, overlap: int = OVERLAP_LINES) -> list[Window]:
-    """Every line of ``source`` in windows of at most ``limit`` chars, in order, each after the
-    first repeating up to ``overlap`` lines of the one before (never its first line)."""
+def split(
+    source: NumberedLines,
+    limit: int,
+    overlap: int = OVERLAP_LINES,
+    picked: Mapping[int, str] | None = None,
+) -> list[Window]:
+    """The lines of ``source`` (``picked``: only those, as the engine shows them) in windows
+    of at most ``limit`` chars, in order; when every line is read, each window after the first
+    repeats up to ``overlap`` lines of the one before (never its first line)."""
     lines, label = source.lines, source.label
-    count = len(lines)
+    order = list(range(len(lines))) if picked is None else sorted(picked)
+    texts: Mapping[int, str] | list[str] = lines if picked is None else picked
+    limit = balanced(limit, [len(label(i, texts[i])) + 1 for i in order])
     windows: list[Window] = []
-    start = 0
-    while start < count:
+    first = 0
+    while first < len(order):
         parts: list[str] = []
         size = -1  # the first line has no newline before it
-        stop = start
-        while stop < count:
-            text = label(stop, lines[stop])
-            if size + 1 + len(text) > limit:
+        stop = first
+        while stop < len(order):
+            index = order[stop]
+            text = label(index, texts[index])
+            gap = stop > first and order[stop - 1] != index - 1
+            marker = gap_marker(index - order[stop - 1] - 1) if gap else ""
+            cost = 1 + len(text) + (1 + len(marker) if gap else 0)
+            if size + cost > limit:
                 if not parts:  # one line longer than a window: read clipped
-                    prefix = len(label(stop, "")) + 1
-                    parts.append(label(stop, clip(lines[stop], limit - prefix, ellipsis=True)))
+                    prefix = len(label(index, "")) + 1
+                    parts.append(label(index, clip(texts[index], limit - prefix, ellipsis=True)))
                     stop += 1
                 break
+            if gap:
+                parts.append(marker)
             parts.append(text)
-            size += 1 + len(text)
+            size += cost
             stop += 1
-        windows.append(Window(range(start, stop), "\n".join(parts)))
-        if stop >= count:
+        held = order[first:stop]
+        windows.append(Window(range(held[0], held[-1] + 1), frozenset(held), "\n".join(parts)))
+        if stop >= len(order):
             break
-        start = _next_start(source, start, stop, limit, overlap)
+        first = stop if picked is not None else _next_start(source, first, stop, limit, overlap)
     return windows
+
+
+def balanced(limit: int, costs: Sequence[int]) -> int:
+    """A window size at most ``limit`` that shares ``costs`` out evenly: as many windows as
+    ``limit`` needs, none of them a sliver (greedy filling at this size needs no more)."""
+    total = sum(costs)
+    if total <= limit:
+        return limit
+    count = -(-total // limit)
+    return min(limit, -(-total // count) + min(limit, max(costs)) + MARKER_ROOM)
 
 
 def _next_start(source: NumberedLines, start: int, stop: int, limit: int, overlap: int) -> int:
@@ -100,70 +134,34 @@ def _next_start(source: NumberedLines, start: int, stop: int, limit: int, overla
     return back
 
 
-def plan(
-    source: NumberedLines,
-    reading: Reading | None,
-    *,
-    limit: int,
-    ceiling: int,
-    head_share: float = 0.5,
-) -> WindowPlan:
-    """The windows a job reads of ``source``: all of them within ``ceiling`` chars, else the
-    best ranked that fit (``reading`` finds the evidence; None: head and tail only)."""
-    windows = split(source, min(limit, ceiling))
+def plan(source: NumberedLines, reading: Reading, *, limit: int, ceiling: int) -> WindowPlan:
+    """The windows a job reads of ``source``: every line within ``ceiling`` chars, else the
+    lines the engine picks for ``reading`` with the ceiling as its budget."""
+    limit = min(limit, ceiling)
+    windows = split(source, limit)
     if sum(len(w.body) for w in windows) <= ceiling:
         return WindowPlan(source, tuple(windows), ())
-    chosen: list[Window] = []
-    used = 0
-    for window in ranked(windows, _scores(windows, reading), head_share):
-        if used + len(window.body) <= ceiling:
-            chosen.append(window)
-            used += len(window.body)
-    chosen.sort(key=lambda w: w.lines.start)
-    return WindowPlan(source, tuple(chosen), unread_runs(len(source.lines), chosen))
+    # Room for the windows' edges: lines rarely fill a window exactly.
+    count = -(-ceiling // limit)
+    picked = choose_lines(reading, ceiling - count * (limit // PACKING_SHARE), source)
+    windows = split(source, limit, picked=picked)
+    return WindowPlan(source, tuple(windows), unread_runs(len(source.lines), windows))
 
 
-def _scores(windows: Sequence[Window], reading: Reading | None) -> list[float]:
-    """Each window's evidence: the worth of the salient lines (errors, verdicts, the query's
-    matches…) and of the engine's other candidates (focused blocks, extremes) in it."""
-    scores = [0.0] * len(windows)
-    if reading is None:
-        return scores
-    starts = [w.lines.start for w in windows]
-    anchors = [(item.number - 1, item.weight) for item in reading.salient]
-    anchors += [(candidate.anchor, candidate.weight) for candidate in reading.candidates]
-    for anchor, weight in anchors:
-        at = bisect_right(starts, anchor) - 1
-        if at >= 0 and anchor in windows[at].lines:
-            scores[at] += max(0.0, weight)
-    return scores
-
-
-def ranked(windows: Sequence[Window], scores: Sequence[float], head_share: float) -> list[Window]:
-    """The windows in the order they are read: evidence first (most worth first), then the
-    head and the tail, then the rest from both ends inwards (the head's side first when the
-    kind leans on its head)."""
-    last = len(windows) - 1
-    with_evidence = sorted(
-        (i for i in range(len(windows)) if scores[i] > 0), key=lambda i: -scores[i]
-    )
-    edges = [0, last] if head_share >= 0.5 else [last, 0]
-    rest = sorted(
-        range(len(windows)),
-        key=lambda i: (min(i, last - i), i if head_share >= 0.5 else -i),
-    )
-    order = list(dict.fromkeys([*with_evidence, *edges, *rest]))
-    return [windows[i] for i in order]
+def choose_lines(reading: Reading, ceiling: int, source: NumberedLines) -> dict[int, str]:
+    """The lines the engine shows a model within ``ceiling`` chars (index → text as shown)."""
+    return choose(reading, model_plan(reading.kind.tool_type, ceiling, source.label))
 
 
 def unread_runs(count: int, windows: Sequence[Window]) -> tuple[range, ...]:
-    """The runs of line indices below ``count`` that no window holds."""
+    """The runs of line indices below ``count`` that no window shows."""
+    shown = sorted({i for window in windows for i in window.shown})
     runs: list[range] = []
     at = 0
-    for window in sorted(windows, key=lambda w: w.lines.start):
-        if window.lines.start > at:
-            runs.append(range(at, window.lines.start))
-        at = max(at, window.lines.stop)
+    for index in shown:
+        if index > at:
+            runs.append(range(at, index))
+        at = index + 1
     if at < count:
         runs.append(range(at, count))
     return tuple(runs)
