@@ -27,8 +27,9 @@ class Sending:
 
     requests: int
     input_tokens: int
-    output_tokens: int
+    output_tokens: int  # each answer at the longest summary
     chars: int
+    answer_cap: int  # one answer's max_tokens: ``requests * answer_cap`` bounds what comes back
 
 
 def opening_prompts(
@@ -76,4 +77,4 @@ def estimate(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Se
         tokens_in += -(-merge // CHARS_PER_TOKEN)
         requests += 1
     tokens_out = requests * -(-settings.max_summary_chars // CHARS_PER_TOKEN)
-    return Sending(requests, tokens_in, tokens_out, chars)
+    return Sending(requests, tokens_in, tokens_out, chars, prompts[0].request.max_tokens)
