@@ -54,7 +54,12 @@ class SummaryResult(Versioned):
     cost_usd: float | None = Field(
         None, ge=0, description="Estimated USD of every model request the job made."
     )
-    model_requests: int = Field(0, ge=0, description="Model requests the job made.")
+    model_requests: int = Field(
+        0,
+        ge=0,
+        description="Model requests answered (each one billed): every window's, the merge's and "
+        "any correction's.",
+    )
     windows: list[WindowRead] = Field(
         default_factory=list,
         description="An output past one request's window: the windows read, in order; empty: "
