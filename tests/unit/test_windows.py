@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tersify.contract import ToolType
 from tersify.worker.shrink import Reading, plain_lines
 from tersify.worker.shrink.document import Doc
-from tersify.worker.summarize.windows import OVERLAP_LINES, plan, split, unread_runs
+from tersify.worker.shrink.windows import OVERLAP_LINES, plan, split, unread_runs
 
 LINE = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"),

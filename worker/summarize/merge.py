@@ -19,6 +19,7 @@ from tersify.worker.model.fence import Fence
 from tersify.worker.model.providers.base import ModelRequest
 from tersify.worker.model.tokens import answer_token_cap
 from tersify.worker.shrink import NO_QUOTE, ModelView, Quote, clip, kind_of, take
+from tersify.worker.shrink.windows import WindowPlan
 from tersify.worker.summarize.answers import AnswerShape, answer_shape
 from tersify.worker.summarize.prompts import (
     FLAG_RULE,
@@ -33,7 +34,6 @@ from tersify.worker.summarize.prompts import (
     field_text,
     prompt_for,
 )
-from tersify.worker.summarize.windows import WindowPlan
 
 WINDOW_SHAPE = AnswerShape(("summary",), full_output_flag=False)
 """What a window answers, whatever the kind: prose about its part and its evidence lines."""

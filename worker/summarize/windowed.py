@@ -1,8 +1,8 @@
 """A summary of an output past one request's window: its windows read side by side, then merged.
 
-The windows' requests run at once on threads of the job's own worker (``MAX_PARALLEL`` at
-most), each through the one call path (``worker.model.calls.ask``: the shared circuit breaker
-and rate limit, retries within the deadline) and checked against its own lines; they may take
+The windows' requests run at once on threads of the job's own worker (``worker.model.fanout``),
+each through the one call path (``worker.model.calls.ask``: the shared circuit breaker and
+rate limit, retries within the deadline) and checked against its own lines; they may take
 ``WINDOW_SHARE`` of the time the job has left, the merge the rest. A window whose reading fails
 is covered by the extractive shrink of its lines, which the merge reads instead. When every
 window fails the job falls back as a single request does; when the merge fails the windows'
@@ -15,13 +15,10 @@ Why threads in the job rather than a Celery group spread over workers: docs/ARCH
 
 from __future__ import annotations
 
-import contextvars
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
 
 import structlog
 
@@ -30,6 +27,7 @@ from tersify.errors import ProviderError
 from tersify.settings import Settings
 from tersify.text.sanitize import sanitize
 from tersify.worker.model.calls import Route, RoutedCompletion
+from tersify.worker.model.fanout import WINDOW_SHARE, fan_out
 from tersify.worker.shrink import (
     NO_QUOTE,
     NumberedLines,
@@ -46,19 +44,14 @@ from tersify.worker.shrink import (
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.engine import Plan, choose
 from tersify.worker.shrink.reflow import as_doc
+from tersify.worker.shrink.windows import Window, WindowPlan, plan
 from tersify.worker.summarize.asking import AnswerCheck, ask_checked
 from tersify.worker.summarize.grounding import Source, check_source
 from tersify.worker.summarize.merge import Part, merge_prompt, runs, window_prompt
 from tersify.worker.summarize.prompts import SummaryPrompt
-from tersify.worker.summarize.windows import Window, WindowPlan, plan
 
 log = structlog.get_logger("tersify.summarize")
-T = TypeVar("T")
 
-WINDOW_SHARE = 2 / 3
-"""Of the time the job has left, what its windows may take; the merge has the rest."""
-MAX_PARALLEL = 16
-"""Window requests of one job in flight at once (the shared rate limit paces them too)."""
 RUNS_NAMED = 4
 """Unread runs of lines named one by one in the summary; the rest are counted."""
 _LABEL_ROOM = 6  # "N#HH|" or "N|": chars a line's label adds, beside its number's digits
@@ -130,7 +123,7 @@ def summarize_windows(
         partial(ask_checked, prompt, check, routes, settings, until, first_model)
         for prompt, check in zip(prompts, checks, strict=True)
     ]
-    answers = fan_out(calls, MAX_PARALLEL)
+    answers = fan_out(calls)
     parts, read = _parts(found, tool_type, job.query, answers, checks, settings)
     done = [a for a in answers if isinstance(a, RoutedCompletion)]
     failures = [a for a in answers if isinstance(a, ProviderError)]
@@ -169,22 +162,6 @@ def _check(prompt: SummaryPrompt, settings: Settings, size_cap: int | None = Non
         ground=lambda prose: check_source(prose, source, settings),
         size_cap=size_cap,
     )
-
-
-def fan_out(calls: Sequence[Callable[[], T]], parallel: int) -> list[T | ProviderError]:
-    """Every call's answer (or its ``ProviderError``), run ``parallel`` at a time on threads
-    that carry the caller's logging context."""
-    if not calls:
-        return []
-    found: list[T | ProviderError] = []
-    with ThreadPoolExecutor(min(parallel, len(calls)), "tersify-window") as pool:
-        futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
-        for future in futures:
-            try:
-                found.append(future.result())
-            except ProviderError as error:
-                found.append(error)
-    return found
 
 
 def _parts(

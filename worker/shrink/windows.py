@@ -5,7 +5,7 @@ A window holds whole lines numbered as the output numbers them (``N|line``, a fi
 alone is clipped); consecutive windows share up to ``OVERLAP_LINES`` lines, so a record on a
 window's edge is read whole by one of them. When all the windows would pass the job's ceiling
 (``TERSIFY_MODEL_READ_MAX_CHARS``), the engine picks what they hold, as it picks a model's
-view of an output past one request (``worker.shrink.model_view``) but with the ceiling for
+view of an output past one request (``views.model_view``) but with the ceiling for
 its budget: the query's evidence first, the head and the tail, the salient records with their
 ancestry; the picked lines, each run left out marked ``… N lines …``, are cut into windows, and
 the lines no window holds are the unread ones, which the summary names.
@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tersify.worker.shrink import ModelView, NumberedLines, Reading, clip
-from tersify.worker.shrink.engine import choose
+from tersify.worker.shrink.engine import Reading, choose
+from tersify.worker.shrink.quotes import NumberedLines
 from tersify.worker.shrink.render import gap_marker
-from tersify.worker.shrink.views import model_plan
+from tersify.worker.shrink.textcut import clip
+from tersify.worker.shrink.views import ModelView, model_plan
 
 OVERLAP_LINES = 3
 """Lines a window repeats from the one before it (when windows read every line)."""
