@@ -14,9 +14,9 @@ through it — in three ways, each run on an output of its own (no cache hit):
   group would: each window submitted as a job of its own, then a merge-sized job once all are
   in. No chord or result backend is involved, so this is the spread's best case.
 
-Prints one line per way and size: the median job latency over the runs, as a multiple of one
-model request's latency (timed alone first), the requests and the characters sent, and the
-worker's CPU seconds per job.
+Prints one line per way and size (``windows: size=… way=…``): the median job latency over the
+runs, as a multiple of one model request's latency (timed alone first), the requests and the
+characters sent, and the worker's CPU seconds per job.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                         cpu = (worker.cpu_seconds() - cpu_before) / args.runs
                         seconds = statistics.median(r[0] for r in rows)
                         print(
-                            f"size={size} way={way} latency_s={seconds:.2f} "
+                            f"windows: size={size} way={way} latency_s={seconds:.2f} "
                             f"x_one_request={seconds / one:.2f} requests={rows[0][1]} "
                             f"chars_sent={rows[0][2]} worker_cpu_s_per_job={cpu:.2f}",
                             flush=True,

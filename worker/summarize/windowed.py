@@ -70,11 +70,11 @@ class Layout:
 def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layout | None:
     """The windows ``job``'s output is read in; None when one request reads it (all of it, or
     as much as the job's ceiling allows, when that is under one window)."""
-    clean = sanitize(job.output)
-    limit, ceiling = settings.model_window_chars, settings.model_read_max_chars
-    lines = clean.count("\n") + 1
-    if len(clean) + lines * (len(str(lines)) + _LABEL_ROOM) <= limit:
+    raw, limit, ceiling = job.output, settings.model_window_chars, settings.model_read_max_chars
+    lines = raw.count("\n") + raw.count("\r") + 1  # sanitizing only drops chars; a CR ends a line
+    if len(raw) + lines * (len(str(lines)) + _LABEL_ROOM) <= limit:
         return None  # the numbered text surely fits one request: nothing to lay out
+    clean = sanitize(raw)
     kind = kind_of(tool_type)
     if not kind.numbered_file:
         doc = as_doc(clean, kind)
