@@ -62,6 +62,9 @@ class JobOptions(BaseModel):
         description="Most of the output sent to models in all (at most "
         "TERSIFY_MODEL_READ_MAX_CHARS).",
     )
+    rerun: bool = Field(
+        True, description="false: summarize on its own, never as what changed since a run before."
+    )
     callback_url: str | None = Field(
         None, max_length=2000, description="POSTed the signed result once it is stored."
     )

@@ -20,6 +20,18 @@ StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"
 
 
+def short_lease(fake_model: FakeModelServer, lease: float, **env: str) -> dict[str, str]:
+    """A worker's settings on the fake model with a short gate lease, swept five times a
+    second (``env``: more settings)."""
+    return {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "30",
+        "gate_lease_seconds": str(lease),
+        "gate_sweep_interval_seconds": "0.2",
+        **env,
+    }
+
+
 def test_input_is_held_while_the_job_runs_and_handed_back_in_order(
     fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
 ) -> None:
@@ -57,12 +69,7 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
 ) -> None:
     fake_model.set_default(hang(60))
     lease, sweep = 1.0, 0.2
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "60",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": str(sweep),
-    }
+    env = short_lease(fake_model, lease, model_timeout_seconds="60")
     first = start_worker(**env)
     quick_lease = settings.model_copy(update={"gate_lease_seconds": lease})
     with Producer(quick_lease) as producer:
@@ -82,14 +89,9 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
 def test_jobs_that_waited_out_their_hold_in_the_queue_say_so_not_that_a_worker_died(
     fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
 ) -> None:
-    fake_model.set_default(ok(latency=4.0))
-    lease = 1.0
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "30",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": "0.2",
-    }
+    lease = 3.0  # renewed every second: a loaded machine does not stall the running job that long
+    fake_model.set_default(ok(latency=3 * lease))
+    env = short_lease(fake_model, lease)
     start_worker(args=("--concurrency", "1", "--pool", "threads"), **env)  # one busy slot
     with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
         running = producer.submit(session_id="busy", tool_name="bash", output=LOG)
@@ -98,8 +100,8 @@ def test_jobs_that_waited_out_their_hold_in_the_queue_say_so_not_that_a_worker_d
             producer.submit(session_id=f"queued-{i}", tool_name="bash", output=LOG)
             for i in range(4)
         ]
-        results = [handle.wait(30) for handle in queued]
-        done = running.wait(30)
+        results = [handle.wait(60) for handle in queued]
+        done = running.wait(60)
         assert done.method is Method.LLM, (done.fallback_reason, done.fallback_detail)
     assert {(r.method, r.fallback_reason) for r in results} == {
         (Method.FALLBACK, FallbackReason.QUEUED_TOO_LONG)
@@ -113,12 +115,7 @@ def test_a_frozen_workers_result_arrives_late_and_is_not_applied(
 ) -> None:
     fake_model.set_default(ok(latency=2.0))
     lease = 1.0
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "30",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": "0.2",
-    }
+    env = short_lease(fake_model, lease)
     frozen = start_worker(**env)
     with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
         handle = producer.submit(session_id="frozen", tool_name="bash", output=LOG)

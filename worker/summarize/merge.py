@@ -31,7 +31,7 @@ from tersify.worker.summarize.prompts import (
     QUOTE_RULE,
     QUOTE_TOKENS,
     SummaryPrompt,
-    field_text,
+    header_field,
     prompt_for,
 )
 
@@ -120,7 +120,7 @@ def merge_prompt(
     shape = answer_shape(tool_type)
     fence = Fence()
     fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    blocks = [fence.wrap(name, field_text(value)) for name, value in fields.items() if value]
+    blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
     names = [name for name, value in fields.items() if value]
     # Each part gets an equal share of the room: its prose first, then its lines.
     share = max(200, (limit - sum(map(len, blocks)) - 200) // max(1, len(parts)))

@@ -65,7 +65,7 @@ INTENT_NOTE = (
 _FIELD_LIMIT = 2_000
 
 
-def field_text(text: str | None) -> str:
+def header_field(text: str | None) -> str:
     """A one-line, sanitized, bounded header field."""
     if not text:
         return ""
@@ -128,7 +128,7 @@ def prompt_for(
     kind = kind_of(tool_type)
     fence = Fence()
     fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    blocks = [fence.wrap(name, field_text(value)) for name, value in fields.items() if value]
+    blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
     names = [name for name, value in fields.items() if value]
     body = view.body
     left = left_out(view) if view.truncated else 0

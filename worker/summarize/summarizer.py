@@ -30,7 +30,7 @@ from tersify.worker.model.calls import Route, RoutedCompletion
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.asking import AnswerCheck, ask_checked
-from tersify.worker.summarize.grounding import check_grounding
+from tersify.worker.summarize.grounding import Source, check_grounding, check_source
 from tersify.worker.summarize.prompts import SummaryPrompt, build_request
 from tersify.worker.summarize.windowed import Layout, layout, summarize_windows
 
@@ -53,6 +53,7 @@ class Outcome:
     requests: int = 0
     windows: tuple[WindowRead, ...] = ()
     unread_lines: tuple[LineRange, ...] = ()
+    rerun_of: str | None = None  # the earlier run's output_ref, when this says what changed
 
 
 def fallback_outcome(
@@ -156,13 +157,16 @@ def ask_model(
     settings: Settings,
     deadline: float,
     first_model: str | None,
+    source: Source | None = None,
 ) -> Outcome:
-    """The model's summary of ``job``; an answer refused is sent back once with the reason."""
+    """The model's summary of ``job``; an answer refused is sent back once with the reason.
+
+    ``source``: what the prose is grounded in, when the model read more than the job."""
     check = AnswerCheck(
         prompt,
         prose_cap=settings.max_summary_chars,
         quote_budget=settings.max_quote_chars,
-        ground=lambda prose: check_grounding(prose, job, settings),
+        ground=lambda prose: check_answer(prose, job, settings, source),
         size_cap=len(job.output),
     )
     answer = ask_checked(prompt, check, routes, settings, deadline, first_model)
@@ -202,12 +206,17 @@ def _summed(counts: Iterable[int | None]) -> int | None:
     return sum(found) if found else None
 
 
-def check_answer(text: str, job: PendingSummary, settings: Settings) -> None:
-    """Refuse an answer's prose over the summary cap, or making claims the output lacks."""
+def check_answer(
+    text: str, job: PendingSummary, settings: Settings, source: Source | None = None
+) -> None:
+    """Refuse an answer's prose over the summary cap, or making claims the output (or
+    ``source``, what the model was shown) lacks."""
     if len(text) > settings.max_summary_chars:
         raise ProviderError(
             FallbackReason.OVERSIZED,
             f"the prose is {len(text)} chars; the cap is {settings.max_summary_chars}",
         )
-    if text:
+    if text and source is not None:
+        check_source(text, source, settings)
+    elif text:
         check_grounding(text, job, settings)
