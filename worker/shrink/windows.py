@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tersify.worker.shrink.engine import Reading, choose
+from tersify.worker.shrink.engine import choose
 from tersify.worker.shrink.quotes import NumberedLines
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.render import gap_marker
 from tersify.worker.shrink.textcut import clip
 from tersify.worker.shrink.views import ModelView, model_plan
