@@ -52,6 +52,13 @@ TINY_RUNS = [
         {"commands_per_job", "sent_per_job", "scripted_per_job"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
+    (
+        "job_cpu.py",
+        ["--jobs", "10", "--rounds", "1"],
+        "job_cpu:",
+        {"total_ms", "model_call_ms", "around_ms"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
     (
         "excerpt.py",
