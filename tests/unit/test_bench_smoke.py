@@ -68,6 +68,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     (
+        "windows.py",
+        ["--sizes", "120000", "--runs", "1", "--latency-ms", "20", "--concurrency", "8"],
+        "windows:",
+        {"latency_s", "x_one_request", "requests", "chars_sent"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
         "quote_tokens.py",
         ["tests/corpus-sample"],
         "quote_tokens:",
