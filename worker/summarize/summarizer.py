@@ -22,8 +22,9 @@ from tersify.worker.model.providers.base import Completion, Correction
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.answers import compose, read_answer
+from tersify.worker.summarize.fit import fitted_request
 from tersify.worker.summarize.grounding import check_grounding
-from tersify.worker.summarize.prompts import SummaryPrompt, build_request
+from tersify.worker.summarize.prompts import SummaryPrompt
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -53,6 +54,7 @@ def fallback_outcome(
     return Outcome(
         text=text,
         method=Method.FALLBACK,
+        provider=error.provider,
         fallback_reason=error.reason,
         fallback_detail=error.detail[:200] or None,
     )
@@ -97,18 +99,20 @@ def summarize(
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
     sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
-    prompt = build_request(
-        sent,
-        tool_type,
-        max_input_chars=settings.max_model_input_chars,
-        max_summary_chars=settings.max_summary_chars,
-        max_verbatim_chars=settings.max_verbatim_chars,
-        max_quote_chars=settings.max_quote_chars,
-    )
+    prompt = fitted_request(sent, tool_type, settings, routes[0].provider)
     first_model = job.options.model if job.options is not None else None
+    deadline = time.monotonic() + remaining
     try:
-        return ask_model(prompt, sent, routes, settings, time.monotonic() + remaining, first_model)
+        return ask_model(prompt, sent, routes, settings, deadline, first_model)
     except ProviderError as error:
+        if error.reason is FallbackReason.CONTEXT_EXCEEDED:  # the window is known now
+            refit = fitted_request(sent, tool_type, settings, routes[0].provider)
+            if len(refit.request.user) < len(prompt.request.user):
+                log.info("summary_request_refitted", chars=len(refit.request.user))
+                try:
+                    return ask_model(refit, sent, routes, settings, deadline, first_model)
+                except ProviderError as again:
+                    error = again
         return fallback_outcome(job, tool_type, settings, error)
 
 
