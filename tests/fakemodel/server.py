@@ -281,7 +281,8 @@ class FakeModelServer:
             parsed = json.loads(body) if body else None
         except (ValueError, RecursionError):  # a hostile test sends bodies nested past the limit
             parsed = None
-        self._record(RecordedRequest(method, path, headers, parsed, body, target))
+        if method != "GET":  # a GET (the model list, a server's description) is no model call
+            self._record(RecordedRequest(method, path, headers, parsed, body, target))
         connection = headers.get("connection", "").lower()
         keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
         route = (method, path)

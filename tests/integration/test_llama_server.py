@@ -92,7 +92,7 @@ def test_the_server_refuses_json_schema_and_answers_in_json_constrained_to_the_s
         provider.close()
     assert set(json.loads(completion.text)) == {"color"}  # the grammar held the tiny model
     assert completion.input_tokens and completion.input_tokens > 10  # its own tokenizer counted
-    remembered = compat.traits(llama.base_url, "json_schema", None)
+    remembered = compat.traits(llama.base_url)
     assert remembered.response_format == "json_object"
 
 

@@ -55,7 +55,7 @@ def run(settings: Settings, role: Role) -> list[Finding]:
     """Every check ``role`` needs, in the order a user would fix them."""
     found = [redis_check(settings, role), *settings_check(settings)]
     if role in (Role.WORKER, Role.DOCTOR):
-        found += provider_checks(settings)
+        found += provider_checks(settings, asking=role is Role.DOCTOR)
     if role is not Role.MCP:
         found.append(webhook_check(settings, role))
         found.append(session_log_check(settings, role))
@@ -127,7 +127,7 @@ def redis_check(settings: Settings, role: Role = Role.DOCTOR) -> Finding:
     return Finding("redis", Level.OK, f"{server} answers at {where}")
 
 
-def provider_checks(settings: Settings) -> list[Finding]:
+def provider_checks(settings: Settings, *, asking: bool = False) -> list[Finding]:
     """Every provider a setting names exists and has what it needs (a key); each provider
     jobs will call can be reached. Each provider's own checks say what that means for it."""
     found: list[Finding] = []
@@ -136,7 +136,9 @@ def provider_checks(settings: Settings) -> list[Finding]:
     for name in dict.fromkeys([*chosen, *calls]):
         try:
             provider = kind(name, chosen.get(name, "the provider"))
-            found += provider.checks(settings, named_by=chosen.get(name), used=name in calls)
+            found += provider.checks(
+                settings, named_by=chosen.get(name), used=name in calls, asking=asking
+            )
         except ConfigurationError as exc:
             found.append(Finding("provider", Level.FAIL, str(exc)))
     if not any(f.check == "provider" for f in found):

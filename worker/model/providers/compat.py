@@ -43,12 +43,17 @@ _FORMAT_WORDS = ("response_format", "json_schema", "json_object")
 
 @dataclass
 class Traits:
-    """What one server accepts, as far as this process knows."""
+    """What one server accepts, as far as this process knows: ``response_format`` is the
+    first format it has not refused (a provider asks in the later of it and its own)."""
 
-    response_format: ResponseFormat
+    response_format: ResponseFormat = "json_schema"
     context_tokens: int | None = None
     chars_per_token: float = CHARS_PER_TOKEN
     described: bool = False
+
+    def first_for(self, configured: ResponseFormat) -> ResponseFormat:
+        """The format to ask in: ``configured``, unless the server refused it already."""
+        return max(configured, self.response_format, key=FORMATS.index)
 
     def step_down(self, refused: ResponseFormat) -> ResponseFormat | None:
         """The next format after ``refused`` (remembered), or None when none is left."""
@@ -79,13 +84,12 @@ _known: dict[str, Traits] = {}
 _lock = threading.Lock()
 
 
-def traits(base_url: str, response_format: ResponseFormat, context_tokens: int | None) -> Traits:
-    """The process's record of the server at ``base_url`` (made on first use from the
-    settings: the configured format is where it starts, a configured window is final)."""
+def traits(base_url: str, context_tokens: int | None = None) -> Traits:
+    """The process's record of the server at ``base_url`` (a configured window is final)."""
     with _lock:
         found = _known.get(base_url)
         if found is None:
-            found = _known[base_url] = Traits(response_format, context_tokens)
+            found = _known[base_url] = Traits(context_tokens=context_tokens)
         elif context_tokens is not None:
             found.context_tokens = context_tokens
     return found

@@ -55,13 +55,19 @@ class Negotiating(Protocol):
         ...
 
 
-def negotiated(provider: Negotiating, request: ModelRequest, timeout: float) -> Completion:
-    """``request``'s answer in the first format the server takes (see the module)."""
+def negotiated(
+    provider: Negotiating,
+    request: ModelRequest,
+    timeout: float,
+    configured: ResponseFormat = "json_schema",
+) -> Completion:
+    """``request``'s answer in the first format the server takes, from ``configured`` on (see
+    the module)."""
     deadline = time.monotonic() + timeout
     traits = provider.traits()
     refusals: list[str] = []
     while True:
-        form: ResponseFormat = traits.response_format if request.answer_format else "text"
+        form = traits.first_for(configured) if request.answer_format else "text"
         left = deadline - time.monotonic()
         if left <= 0:
             raise ProviderError(FallbackReason.TIMEOUT, "no time left for the call")
@@ -71,6 +77,7 @@ def negotiated(provider: Negotiating, request: ModelRequest, timeout: float) -> 
             if request.answer_format is not None and compat.refuses_format(error):
                 refusals.append(f"{form}: {error.detail}")
                 after = traits.step_down(form)
+                configured = after or configured
                 log.warning(
                     "model_response_format_refused",
                     base_url=provider.base_url,
@@ -98,15 +105,15 @@ def negotiated(provider: Negotiating, request: ModelRequest, timeout: float) -> 
             ) from None
 
 
-def probe(provider: Negotiating) -> str:
+def probe(provider: Negotiating, configured: ResponseFormat = "json_schema") -> str:
     """What a local server takes, in one line: the response format and the context window."""
     try:
-        negotiated(provider, PROBE, PROBE_SECONDS)
+        negotiated(provider, PROBE, PROBE_SECONDS, configured)
         failure = ""
     except ProviderError as error:
         failure = f"; its answer: {error.reason.value} ({error.detail})"
     traits = provider.traits()
-    form = traits.response_format
+    form = traits.first_for(configured)
     refused = list(compat.FORMATS[: compat.FORMATS.index(form)])
     taken = f"{form} ({', '.join(refused)} refused)" if refused else form
     window = (

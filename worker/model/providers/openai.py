@@ -69,17 +69,19 @@ class OpenAIProvider(HttpProvider):
         )
 
     @classmethod
-    def checks(cls, settings: Settings, *, named_by: str | None, used: bool) -> list[Finding]:
-        """An HTTP provider's checks; a server on this machine is also asked, at no cost, which
-        response format it takes and how large its context window is."""
+    def checks(
+        cls, settings: Settings, *, named_by: str | None, used: bool, asking: bool = False
+    ) -> list[Finding]:
+        """An HTTP provider's checks; when ``asking``, a server on this machine is also asked,
+        at no cost, which response format it takes and how large its context window is."""
         found = super().checks(settings, named_by=named_by, used=used)
         config = settings.section(cls.name, OpenAISettings)
         reached = [f for f in found if f.check == "model API" and f.level is Level.OK]
-        if not reached or not is_loopback(config.base_url):
+        if not asking or not reached or not is_loopback(config.base_url):
             return found
         provider = cls.create(settings, pool_size=1)
         try:
-            reached[0] = Finding("model API", Level.OK, probe(provider))
+            reached[0] = Finding("model API", Level.OK, probe(provider, config.response_format))
         finally:
             provider.close()
         return [f for f in found if f.check != "model API"] + reached
@@ -108,11 +110,11 @@ class OpenAIProvider(HttpProvider):
 
     def complete(self, request: ModelRequest, timeout: float) -> Completion:
         """One request in the response format the server takes (``negotiated``)."""
-        return negotiated(self, request, timeout)
+        return negotiated(self, request, timeout, self.response_format)
 
     def traits(self) -> compat.Traits:
         """What this process knows the server takes (a local one is asked its window once)."""
-        found = compat.traits(self.base_url, self.response_format, self.context_tokens)
+        found = compat.traits(self.base_url, self.context_tokens)
         if found.context_tokens is None and not found.described:
             found.described = True
             found.context_tokens = compat.describe(self.base_url)

@@ -95,7 +95,9 @@ class HttpProvider(ProviderKind):
         return cls.config(settings).model
 
     @classmethod
-    def checks(cls, settings: Settings, *, named_by: str | None, used: bool) -> list[Finding]:
+    def checks(
+        cls, settings: Settings, *, named_by: str | None, used: bool, asking: bool = False
+    ) -> list[Finding]:
         """Its key is set when a variable names it (a server on this machine needs none); its
         host answers when jobs will call it."""
         config = cls.config(settings)
