@@ -32,11 +32,16 @@ def _gateway(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from tersify.worker.gateway.app import Gateway
+    from tersify.worker.preflight.checks import settings_check
     from tersify.worker.runtime.logconfig import configure_logging
 
     host, port = listen_address(args.listen)
     sock = bound(host, port, "--listen")
     configure_logging(settings)
+    for found in settings_check(settings):  # a misspelled TERSIFY_* name, said once at start
+        structlog.get_logger("tersify.preflight").warning(
+            "startup_check_warned", check=found.check, detail=found.detail
+        )
     config = uvicorn.Config(
         Gateway(settings),
         http="h11",
