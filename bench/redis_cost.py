@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> tuple[Counter[str], Counter[str], Counter[s
                     started = time.perf_counter()
                     handles = [
                         producer.submit(
-                            session_id=f"cost-{i % args.sessions}", tool_name="grep", output=text
+                            session_id=f"cost-{i % args.sessions}",
+                            tool_name="grep",
+                            output=text,
+                            command=args.command,
                         )
                         for i, text in enumerate(texts)
                     ]
@@ -124,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle-seconds", type=float, default=1.0)
     p.add_argument("--top", type=int, default=30, help="commands listed")
     p.add_argument("--max-seconds", type=float, default=120.0)
+    p.add_argument(
+        "--command", help="the command every job ran (its re-runs are looked up and recorded)"
+    )
     args = p.parse_args(argv)
     counts, sent, scripted, seconds = run(args)
     total = sum(counts.values())

@@ -14,6 +14,11 @@ the same inputs: each of
 ``--rounds`` rounds runs this tree, then REF, each in a fresh process, so drift of a shared
 machine shows in both columns alike; the medians over the rounds are printed side by side,
 with ``against: fallback_ms=C extractive_ms=D ref=REF`` before the last line.
+
+``--clock cpu`` times each run by the process's own CPU time rather than the wall clock (on a
+shared, loaded machine the wall clock measures the others' work too). ``--content flood`` gives
+every type the same input: compiler errors on every line, the flood whose cost must stay
+bounded.
 """
 
 from __future__ import annotations
@@ -125,17 +130,29 @@ LINES: dict[ToolType, Callable[[random.Random, int, int], str]] = {
 }
 
 
+def flood(rng: random.Random, i: int, size: int) -> str:
+    """A compiler that reports an error on every line (``--content flood``, for every type)."""
+    return f"src/{_path(rng)}:{i % 9000}:{i % 80}: error: expected ';' before '}}' in f_{i}"
+
+
+FLOOD = False
+"""``--content flood``: every type's input is ``flood`` lines, the case that must stay linear."""
+
+
 def generate(tool_type: ToolType, size: int) -> str:
     """A deterministic output of ``tool_type`` of about ``size`` chars."""
     rng = random.Random(f"{SEED}-{tool_type.value}")
     lines: list[str] = []
     total = 0
     i = 0
+    make = flood if FLOOD else LINES[tool_type]
     while total < size:
-        line = LINES[tool_type](rng, i, size)
+        line = make(rng, i, size)
         lines.append(line)
         total += len(line) + 1
         i += 1
+    if FLOOD:
+        return "\n".join(lines) + "\n"
     if tool_type is ToolType.STRUCTURED_DATA:
         lines[-1] = lines[-1].rstrip(",")
         return "[\n" + "\n".join(lines) + "\n]\n"
@@ -144,13 +161,18 @@ def generate(tool_type: ToolType, size: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+CLOCK = time.perf_counter
+"""Wall time; ``--clock cpu`` counts only the process's own CPU time, which a shared machine's
+other work disturbs far less."""
+
+
 def time_ms(shrink: Callable[[], str], runs: int) -> float:
     """Median wall time of ``runs`` calls, in milliseconds."""
     samples = []
     for _ in range(runs):
-        started = time.perf_counter()
+        started = CLOCK()
         out = shrink()
-        samples.append(1000 * (time.perf_counter() - started))
+        samples.append(1000 * (CLOCK() - started))
         if len(out) > BUDGET:
             raise SystemExit(f"shrink returned {len(out)} chars over the {BUDGET} budget")
     return statistics.median(samples)
@@ -180,11 +202,9 @@ def _engine(legacy: bool) -> tuple[Any, Any, Any]:
     this tree's library (``tersify.worker.shrink``) or a revision's older modules."""
     worker = "tersify.worker"
     grounding = importlib.import_module(f"{worker}.summarize.grounding")
-    try:
-        shrink = importlib.import_module(f"{worker}.shrink")
+    shrink = importlib.import_module(f"{worker}.shrink")
+    if hasattr(shrink, "extract"):  # the library's exports, from its first revision on
         return shrink.extract, shrink.fallback_truncate, grounding
-    except ImportError:
-        pass
     extractive = importlib.import_module(f"{worker}.shrink.extractive")
     fallback = importlib.import_module(f"{worker}.shrink.fallback")
     return extractive.extract, fallback.fallback_truncate, grounding
@@ -192,8 +212,10 @@ def _engine(legacy: bool) -> tuple[Any, Any, Any]:
 
 ROOT = Path(__file__).resolve().parents[1]
 _CHILD = (
-    "import json, sys; root, legacy = sys.argv[1], sys.argv[5] == 'legacy'; "
+    "import json, sys, time; root, legacy = sys.argv[1], sys.argv[5] == 'legacy'; "
     "sys.path[:0] = [p for p in (root, sys.argv[2]) if p]; import shrink; "
+    "shrink.CLOCK = time.process_time if sys.argv[6] == 'cpu' else time.perf_counter; "
+    "shrink.FLOOD = sys.argv[7] == 'flood'; "
     "ToolType = __import__('producer.contract' if legacy else 'tersify.contract', "
     "fromlist=['ToolType']).ToolType; "
     "print(json.dumps({t.value: shrink.measure(t, shrink.generate(t, int(sys.argv[3])), "
@@ -227,7 +249,9 @@ def timed_in_child(
     """``measure`` of every type in a fresh process importing the engine under ``root`` (None:
     the installed one, this tree)."""
     layout = "legacy" if legacy else "tersify"
-    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout]
+    clock = "cpu" if CLOCK is time.process_time else "wall"
+    content = "flood" if FLOOD else "typed"
+    args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout, clock, content]
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, *args],
         check=True,
@@ -276,7 +300,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smoke run: --size 65536 --runs 1")
     parser.add_argument("--against", metavar="REF", help="also time git revision REF, alternately")
     parser.add_argument("--rounds", type=int, default=3, help="alternations with --against")
+    parser.add_argument(
+        "--clock", choices=("wall", "cpu"), default="wall", help="what a run's time counts"
+    )
+    parser.add_argument(
+        "--content",
+        choices=("typed", "flood"),
+        default="typed",
+        help="each type's own lines, or compiler errors on every line for every type",
+    )
     args = parser.parse_args(argv)
+    global CLOCK, FLOOD
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    FLOOD = args.content == "flood"
     size, runs = (65_536, 1) if args.quick else (args.size, max(1, args.runs))
     if args.against:
         return against(args.against, size, runs, max(1, args.rounds))

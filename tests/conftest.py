@@ -7,9 +7,18 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from tersify.worker.processes.redis_server import LocalRedis
 from tests.fakemodel import FakeModelServer
+
+# No hypothesis deadline, nor its too-slow health check: on a loaded machine (two suites side by
+# side) an example's time says nothing about the code, and speed is measured in bench/.
+hypothesis_settings.register_profile(
+    "loaded", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("loaded")
 
 
 def pytest_configure(config: pytest.Config) -> None:

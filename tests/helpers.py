@@ -22,7 +22,7 @@ def tersify_argv(*args: str) -> list[str]:
 
 
 def tersify(
-    settings: Settings, *args: str, stdin: str | None = None, timeout: float = 60.0, **env: str
+    settings: Settings, *args: str, stdin: str | None = None, timeout: float = 180.0, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """Run ``tersify ARGS…`` to its end against the test's Redis and session-log directory
     (``env``: setting overrides)."""
@@ -38,7 +38,7 @@ def tersify(
     )
 
 
-def wait_for(check: Callable[[], T], what: str = "condition", timeout: float = 30.0) -> T:
+def wait_for(check: Callable[[], T], what: str = "condition", timeout: float = 120.0) -> T:
     """Poll ``check`` until it returns something truthy, and return that; fail after ``timeout``."""
     deadline = time.monotonic() + timeout
     while not (value := check()):

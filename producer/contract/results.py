@@ -39,3 +39,9 @@ class SummaryResult(Versioned):
     cut: OutputCut | None = Field(
         None, description="How an output past TERSIFY_MAX_OUTPUT_BYTES was cut; null: whole."
     )
+    rerun_of: str | None = Field(
+        None,
+        description="The output_ref of the earlier run of the same command this summary says "
+        "what changed since; null: summarized on its own.",
+        exclude_if=lambda value: value is None,
+    )

@@ -12,6 +12,12 @@ telling (the latest, on a tie) when full, a line with no end in sight is taken i
 ``BLOCK_CHARS``, and the stored text stops at its cap. Each block that leaves the tail is
 searched for a few words first (``NEEDLES``, one ``str.find`` pass each); only the lines they
 hit are weighed by ``tersify.text.signals``: 40 MB take about a second, not half a minute.
+
+The work stays linear in the output whatever it holds. A word's first ``WORD_LINES`` lines
+are weighed one by one; past that the word floods the output (every line an error) and its
+lines are weighed only one in ``SAMPLE_EVERY``, chosen by line number so how the stream is
+chunked never changes the choice. A line is dropped at once when the lines that matter are
+full of lines it would not displace.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ import heapq
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from itertools import accumulate
 
 from tersify.contract import OutputCut, ToolType
 from tersify.store import payloads
@@ -44,6 +51,10 @@ NEEDLES = (
     "*** ", "generated", "critical",
 )  # fmt: skip
 """Lower-case words every line that ``classify_line`` finds telling contains one of."""
+WORD_LINES = 5_000
+"""Lines of one word weighed one by one; past them it floods and its lines are sampled."""
+SAMPLE_EVERY = 64
+"""Of the lines a flooding word is on, those whose number is a multiple of this are weighed."""
 _STOP_WORDS = frozenset(
     {
         "what", "which", "where", "when", "does", "with", "from", "that", "this", "have",
@@ -85,11 +96,9 @@ class _Block:
     size: int
 
 
-@dataclass(order=True)
-class _Line:
-    weight: int
-    order: int  # minus the line's index: on a tie the later line is dropped first
-    text: str = field(compare=False)
+# A kept line: its weight, minus its index (on a tie the later line is dropped first), a
+# sequence number (two pieces of one endless line never compare their text), the text.
+_Line = tuple[int, int, int, str]
 
 
 def query_words(query: str | None) -> tuple[str, ...]:
@@ -107,6 +116,9 @@ class ExcerptBuilder:
         stored_bytes: int,
         tool_type: Callable[[str], ToolType],
         query: str | None = None,
+        *,
+        word_lines: int = WORD_LINES,
+        sample_every: int = SAMPLE_EVERY,
     ) -> None:
         self.max_bytes = max_bytes
         self.stored_bytes = stored_bytes
@@ -116,6 +128,11 @@ class ExcerptBuilder:
         self._tool_type = tool_type
         self._type = ToolType.COMMAND_OUTPUT
         self._words = query_words(query)
+        self._needles = tuple(dict.fromkeys((*NEEDLES, *self._words)))
+        self._left = dict.fromkeys(self._needles, word_lines)  # lines still weighed one by one
+        self._sample_every = max(1, sample_every)
+        self._flooding: tuple[str, ...] = ()
+        self._pushed = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")("tersify.note-replace")
         self._replaced = False
         self._carry = ""
@@ -245,13 +262,21 @@ class ExcerptBuilder:
         text = block.text
         low = lowercase(text)
         starts: set[int] = set()
-        for needle in (*NEEDLES, *self._words):
+        left = self._left
+        for needle in self._needles:
+            room = left[needle]
+            if room <= 0:
+                continue
             at = low.find(needle)
-            while at >= 0:
-                start = text.rfind("\n", 0, at) + 1
-                starts.add(start)
+            while at >= 0 and room > 0:
+                starts.add(text.rfind("\n", 0, at) + 1)
+                room -= 1
                 end = text.find("\n", at)
                 at = low.find(needle, end if end >= 0 else len(text))
+            left[needle] = room
+        self._flooding = tuple(n for n in self._needles if left[n] <= 0)
+        if self._flooding:
+            starts.update(self._sampled(block, low))
         line_index, counted = block.first_line, 0
         for start in sorted(starts):
             line_index += text.count("\n", counted, start)
@@ -259,6 +284,21 @@ class ExcerptBuilder:
             end = text.find("\n", start)
             line = text[start : end if end >= 0 else len(text)]
             self._consider(line, low[start : start + len(line)], line_index)
+
+    def _sampled(self, block: _Block, low: str) -> list[int]:
+        """Where the lines of ``block`` numbered a multiple of ``sample_every`` start, of those
+        holding a flooding word: a flood is weighed at a bounded rate, the same however the
+        output was chunked."""
+        lines = low.split("\n")
+        offsets = list(accumulate(map(len, lines), initial=0))
+        found: list[int] = []
+        every = self._sample_every
+        first = -block.first_line % every
+        for index in range(first, len(lines), every):
+            line = lines[index]
+            if any(word in line for word in self._flooding):
+                found.append(offsets[index] + index)  # the chars and newlines before it
+        return found
 
     def _consider(self, line: str, low: str, index: int) -> None:
         kind = classify_line(line, self._type)
@@ -269,11 +309,17 @@ class ExcerptBuilder:
             return
         if len(line) > LINE_CHARS:
             line = line[: safe_end(line, LINE_CHARS)] + "…"
-        heapq.heappush(self._between, _Line(weight, -index, line))
-        self._between_bytes += _size(line) + 1
-        while self._between_bytes > self._between_budget and self._between:
-            dropped = heapq.heappop(self._between)
-            self._between_bytes -= _size(dropped.text) + 1
+        size = _size(line) + 1
+        between = self._between
+        full = between and self._between_bytes + size > self._between_budget
+        if full and (weight, -index) < between[0][:2]:
+            return  # it would be the first dropped: the lines kept stay as they are
+        self._pushed += 1
+        heapq.heappush(between, (weight, -index, self._pushed, line))
+        self._between_bytes += size
+        while self._between_bytes > self._between_budget and between:
+            dropped = heapq.heappop(between)
+            self._between_bytes -= _size(dropped[3]) + 1
 
     def _assemble(self) -> tuple[str, OutputCut]:
         total = self._lines + (0 if self._ends_with_newline() else 1)
@@ -282,8 +328,8 @@ class ExcerptBuilder:
             head += "\n"
         tail = "".join(block.text for block in self._tail)
         first_tail = self._tail[0].first_line if self._tail else total
-        kept = sorted(self._between, key=lambda line: -line.order)
-        between = "".join(line.text + "\n" for line in kept)
+        kept = sorted(self._between, key=lambda line: -line[1])
+        between = "".join(line[3] + "\n" for line in kept)
         first, last = self._head_lines + 1, first_tail
         gap = f"lines {first:,}–{last:,}" if last >= first else "part of a line"
         tail_lines = total - first_tail
@@ -293,7 +339,7 @@ class ExcerptBuilder:
         else:
             opening = f"[… tersify cut {gap}: none of them matched what matters …]\n"
             closing = ""
-        text = head + opening + between + closing + tail
+        text = "".join((head, opening, between, closing, tail))  # one copy of a large text
         cut = OutputCut(
             bytes_in=self._bytes,
             lines_in=total,

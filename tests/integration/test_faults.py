@@ -37,7 +37,7 @@ def test_sigterm_lets_the_job_in_flight_finish(
         time.sleep(0.02)
     worker.stop()  # SIGTERM: Celery's warm shutdown
     assert worker.returncode == 0
-    assert handle.wait(5).method is Method.LLM
+    assert handle.wait(30).method is Method.LLM
     assert producer.gate.is_open("term")
 
 
@@ -100,7 +100,7 @@ def test_a_worker_logs_a_chore_failing_while_redis_is_down_once_and_again_when_i
     redis_server.kill()
     try:
         wait_for(lambda: chore_events(worker, "chore_failed", "sweep"), "the sweep's failure", 30)
-        time.sleep(3)  # fifteen more sweeps, all failing
+        time.sleep(3)  # about fifteen more sweeps, all failing (fewer on a loaded machine)
     finally:
         redis_server.start()
     wait_for(lambda: chore_events(worker, "chore_recovered", "sweep"), "the sweep's recovery", 60)
@@ -108,7 +108,7 @@ def test_a_worker_logs_a_chore_failing_while_redis_is_down_once_and_again_when_i
     assert "ConnectionError" in str(failed["error"])
     assert "exception" not in failed  # Redis out of reach: no traceback, it would say nothing
     (recovered,) = chore_events(worker, "chore_recovered", "sweep")
-    assert int(str(recovered["failed_runs"])) >= 15
+    assert int(str(recovered["failed_runs"])) >= 5  # many failed runs, one line
 
 
 def chore_events(worker: WorkerProcess, event: str, chore: str) -> list[dict[str, object]]:

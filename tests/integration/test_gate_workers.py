@@ -20,6 +20,18 @@ StartWorker = Callable[..., WorkerProcess]
 LOG = "\n".join(f"line {i}: compiling module_{i}" for i in range(400)) + "\nerror: linker failed\n"
 
 
+def short_lease(fake_model: FakeModelServer, lease: float, **env: str) -> dict[str, str]:
+    """A worker's settings on the fake model with a short gate lease, swept five times a
+    second (``env``: more settings)."""
+    return {
+        **provider_env(fake_model, "anthropic"),
+        "model_timeout_seconds": "30",
+        "gate_lease_seconds": str(lease),
+        "gate_sweep_interval_seconds": "0.2",
+        **env,
+    }
+
+
 def test_input_is_held_while_the_job_runs_and_handed_back_in_order(
     fake_model: FakeModelServer, start_worker: StartWorker, producer: Producer
 ) -> None:
@@ -49,7 +61,7 @@ def test_two_jobs_of_one_session_keep_the_gate_closed_until_both_end(
     assert slow.result() is None
     assert not producer.gate.is_open("pair")
     slow.wait(20)
-    assert producer.gate.wait_open("pair", timeout=5)
+    assert producer.gate.wait_open("pair", timeout=30)
 
 
 def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finished_by_fallback(
@@ -57,21 +69,16 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
 ) -> None:
     fake_model.set_default(hang(60))
     lease, sweep = 1.0, 0.2
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "60",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": str(sweep),
-    }
+    env = short_lease(fake_model, lease, model_timeout_seconds="60")
     first = start_worker(**env)
     quick_lease = settings.model_copy(update={"gate_lease_seconds": lease})
     with Producer(quick_lease) as producer:
         handle = producer.submit(session_id="crash", tool_name="bash", output=LOG)
-        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=60)
         first.kill()
         start_worker(**env)
-        assert producer.gate.wait_open("crash", timeout=lease + sweep + 5)
-        result = handle.wait(10)
+        assert producer.gate.wait_open("crash", timeout=lease + sweep + 30)
+        result = handle.wait(60)
     assert (result.method, result.fallback_reason) == (
         Method.FALLBACK,
         FallbackReason.LEASE_EXPIRED,
@@ -82,24 +89,19 @@ def test_a_killed_worker_leaves_the_gate_open_after_its_lease_and_the_job_finish
 def test_jobs_that_waited_out_their_hold_in_the_queue_say_so_not_that_a_worker_died(
     fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings
 ) -> None:
-    fake_model.set_default(ok(latency=4.0))
-    lease = 1.0
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "30",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": "0.2",
-    }
+    lease = 3.0  # renewed every second: a loaded machine does not stall the running job that long
+    fake_model.set_default(ok(latency=3 * lease))
+    env = short_lease(fake_model, lease)
     start_worker(args=("--concurrency", "1", "--pool", "threads"), **env)  # one busy slot
     with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
         running = producer.submit(session_id="busy", tool_name="bash", output=LOG)
-        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=60)
         queued = [
             producer.submit(session_id=f"queued-{i}", tool_name="bash", output=LOG)
             for i in range(4)
         ]
-        results = [handle.wait(30) for handle in queued]
-        done = running.wait(30)
+        results = [handle.wait(60) for handle in queued]
+        done = running.wait(60)
         assert done.method is Method.LLM, (done.fallback_reason, done.fallback_detail)
     assert {(r.method, r.fallback_reason) for r in results} == {
         (Method.FALLBACK, FallbackReason.QUEUED_TOO_LONG)
@@ -113,21 +115,16 @@ def test_a_frozen_workers_result_arrives_late_and_is_not_applied(
 ) -> None:
     fake_model.set_default(ok(latency=2.0))
     lease = 1.0
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "30",
-        "gate_lease_seconds": str(lease),
-        "gate_sweep_interval_seconds": "0.2",
-    }
+    env = short_lease(fake_model, lease)
     frozen = start_worker(**env)
     with Producer(settings.model_copy(update={"gate_lease_seconds": lease})) as producer:
         handle = producer.submit(session_id="frozen", tool_name="bash", output=LOG)
-        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=60)
         assert frozen.proc is not None
         os.killpg(frozen.pid, signal.SIGSTOP)  # a debugger's breakpoint: no renewals
         try:
             start_worker(**env)  # its sweeper finishes the expired hold
-            applied = handle.wait(15)
+            applied = handle.wait(60)
         finally:
             os.killpg(frozen.pid, signal.SIGCONT)
         wait_for(lambda: producer.get_late(handle.job_id) is not None, timeout=20)
@@ -146,11 +143,11 @@ def test_a_redis_restart_mid_job_loses_no_result_and_leaves_no_gate_closed(
     fake_model.set_default(ok(latency=1.5))
     start_worker(**provider_env(fake_model, "anthropic"))
     handle = producer.submit(session_id="restart", tool_name="bash", output=LOG)
-    wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+    wait_for(lambda: fake_model.request_count >= 1, timeout=60)
     redis_server.restart()  # no persistence: the queue, the payload and the gate are gone
     assert producer.gate.is_open("restart")
     result = handle.wait(30)  # the in-flight job still stores its result once Redis is back
     assert result.method is Method.LLM
     after = producer.submit(session_id="restart", tool_name="bash", output=LOG + "again\n")
     assert after.wait(30).method is Method.LLM  # the worker reconnected and takes new jobs
-    assert producer.gate.wait_open("restart", timeout=5)
+    assert producer.gate.wait_open("restart", timeout=30)

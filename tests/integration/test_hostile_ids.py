@@ -42,7 +42,7 @@ def test_two_look_alike_sessions_are_logged_to_two_files(
         return {e["session_id"] for e in read_entries(path)} if path.exists() else set()
 
     for session_id in paths:
-        wait_for(lambda s=session_id: logged(s), f"{session_id}'s log", timeout=10)
+        wait_for(lambda s=session_id: logged(s), f"{session_id}'s log", timeout=60)
         assert logged(session_id) == {session_id}
     assert sorted(p.name for p in directory.iterdir()) == sorted(p.name for p in paths.values())
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import mcp.types as types
@@ -300,3 +302,66 @@ def test_a_server_that_ends_before_it_answers_is_named_with_its_exit_status(
     assert done.returncode == code
     assert done.stderr.splitlines()[-1] == f"tersify mcp-proxy: {line}", done.stderr
     assert "ExceptionGroup" not in done.stderr and "report it" not in done.stderr
+
+
+def test_a_server_that_exits_mid_session_is_named_to_the_agent_and_ends_the_proxy(
+    settings: Settings,
+) -> None:
+    def call(number: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        params = {"name": tool, "arguments": arguments}
+        return {"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": params}
+
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    calls = [hello, ready, call(2, "stop", {"status": 5}), call(3, "build_output", {"lines": 3})]
+    answers: dict[int, Any] = {}
+    with subprocess.Popen(
+        tersify_argv("mcp-proxy", "--", *PLAIN),
+        env=settings.child_env(redis_url=settings.redis_url, log_format="json"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proxy:
+        assert proxy.stdin and proxy.stdout and proxy.stderr
+        try:
+            for message in calls[:3]:
+                proxy.stdin.write(json.dumps(message) + "\n")
+            proxy.stdin.flush()
+            answers |= read_answers(proxy.stdout, {1, 2})
+            proxy.stdin.write(json.dumps(calls[3]) + "\n")  # the agent calls on
+            proxy.stdin.flush()
+            answers |= read_answers(proxy.stdout, {3})
+            proxy.stdin.close()  # then goes
+            code = proxy.wait(timeout=120)
+        finally:
+            if proxy.poll() is None:
+                proxy.kill()
+        stderr = proxy.stderr.read()
+    line = f"the MCP server `{sys.executable}` exited with status 5: restart the proxy"
+    for number in (2, 3):  # the call that ended it, and a call after: the same one line
+        result = answers[number]["result"]
+        assert result["isError"] and result["content"][0]["text"] == line, answers
+    assert code == 4
+    assert stderr.splitlines()[-1] == f"tersify mcp-proxy: {line}"
+
+
+def read_answers(stdout: IO[str], ids: set[int], timeout: float = 120) -> dict[int, Any]:
+    """The JSON-RPC answers with ``ids`` the proxy writes to ``stdout`` (bounded in time)."""
+    found: dict[int, Any] = {}
+    deadline = time.monotonic() + timeout
+    while not ids <= found.keys():
+        left = deadline - time.monotonic()
+        assert left > 0 and select.select([stdout], [], [], left)[0], f"no answer to {ids}"
+        answer = json.loads(stdout.readline())
+        found[answer["id"]] = answer
+    return found

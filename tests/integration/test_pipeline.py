@@ -182,7 +182,7 @@ def test_the_session_log_holds_every_full_output_and_result(
     def logged() -> list[dict]:
         return list(read_entries(path)) if path.exists() else []
 
-    wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), timeout=10)
+    wait_for(lambda: sum(e["kind"] == "result" for e in logged()) == len(submitted), timeout=60)
     entries = logged()
     outputs = {e["job_id"]: e["output"] for e in entries if e["kind"] == "output"}
     results = {e["job_id"] for e in entries if e["kind"] == "result"}
@@ -205,7 +205,7 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
     slow = settings.model_copy(update={"job_deadline_seconds": 60, "visibility_timeout_seconds": 3})
     with Producer(slow) as producer:
         handle = producer.submit(session_id="killed", tool_name="bash", output=ex.output)
-        wait_for(lambda: fake_model.request_count >= 1, timeout=15)
+        wait_for(lambda: fake_model.request_count >= 1, timeout=60)
         first.kill()
         fake_model.set_default(ok())
         start_worker(**env)
@@ -221,7 +221,7 @@ def test_a_worker_killed_mid_job_still_completes_the_job_once(
         lines = [json.loads(line) for line in log.read_text().splitlines()]
         return sum(1 for e in lines if e["kind"] == "result")
 
-    wait_for(lambda: logged_results() >= 1, timeout=10)  # the log line follows the stored result
+    wait_for(lambda: logged_results() >= 1, timeout=60)  # the log line follows the stored result
     assert logged_results() == 1
     assert redis_client.llen(f"tersify:result:{handle.job_id}") == 1
 

@@ -91,7 +91,7 @@ def test_a_tenant_over_its_daily_spend_is_refused_until_midnight_and_its_cost_is
         response = submit(api, BETA, "beta-spend-2")
         return response if response.status_code == 429 else None
 
-    response = wait_for(refused, "the spend cap", timeout=10)  # the spend is written behind
+    response = wait_for(refused, "the spend cap", timeout=60)  # the spend is written behind
     assert response.json()["code"] == "quota_exceeded"
     assert 60 <= int(response.headers["Retry-After"]) <= 86_401
     assert submit(api, ACME, "acme-after").status_code == 202

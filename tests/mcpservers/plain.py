@@ -5,6 +5,7 @@ tool that returns a model sends the object (and its JSON as text)."""
 from __future__ import annotations
 
 import hashlib
+import os
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, Field
@@ -47,6 +48,12 @@ def build_report(lines: int) -> BuildReport:
         hashlib.sha256(str(i).encode()).hexdigest() + "\n" for i in range(lines // 10)
     )
     return BuildReport(status="failed", log=build_log(lines), checksums=digests)
+
+
+@server.tool()
+def stop(status: int) -> str:
+    """End this server at once with exit ``status``, as a crash would."""
+    os._exit(status)
 
 
 if __name__ == "__main__":

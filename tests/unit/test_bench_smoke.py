@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT_TIMEOUT_SECONDS = 60
+SCRIPT_TIMEOUT_SECONDS = 240  # a tiny run, sized for two suites side by side on two cores
 
 TINY_RUNS = [
     (

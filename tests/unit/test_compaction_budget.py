@@ -127,3 +127,17 @@ def test_a_summary_is_refused_when_it_lacks_its_structure_its_facts_or_fits_no_l
         "the summary has no Active Task section"
     ]
     assert problems(good, 100, ["the ask"])[0].startswith(f"the summary has {len(good)} chars")
+
+
+def test_the_narrative_is_checked_against_the_facts_and_only_what_it_dropped_is_appended() -> None:
+    states = f"The run failed with {ERROR} and billing/invoice.py was changed."
+    copied = "## Errors\n- ModuleNotFoundError: No module named la"  # its own copy: replaced
+    provider = FixedProvider(f"## Goal\nEuro invoices.\n## Progress\n{states}\n{copied}")
+    result = run(job(session(), protect_first=2, protect_last=1), provider)
+    assert result.method is CompactionMethod.LLM
+    summary = result.summary
+    assert f"- {ERROR} ←" not in summary  # the narrative states it: not repeated
+    assert "- ModuleNotFoundError: No module named la ←" in summary  # only in its dropped copy
+    assert "- ModuleNotFoundError: No module named aa ←" in summary  # dropped: appended
+    assert "\n- billing/invoice.py: sed -i\n" in summary  # the files changed stay whole
+    assert summary.count(ERROR) == 1

@@ -11,7 +11,7 @@ import pytest
 
 from tersify.settings import Settings
 from tersify.worker.cli import eval_compaction
-from tersify.worker.quality.compaction_eval import evaluate_conversations
+from tersify.worker.quality.compaction_eval import baseline_text, evaluate_conversations
 from tersify.worker.quality.conversations import Fact, FactKind, load_conversations, normalize
 
 Msg = dict[str, Any]
@@ -19,14 +19,16 @@ ERROR = "ModuleNotFoundError: No module named 'yaml'"
 
 
 def conversation() -> list[Msg]:
-    """A long OpenAI-shaped conversation: an error in the middle, an edit, a passing run."""
+    """A long OpenAI-shaped conversation: an error early in the middle, an edit, long
+    listings, a passing run."""
     messages: list[Msg] = [
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": "Make the config loader read YAML."},
     ]
     steps = [("python load.py", f"Traceback (most recent call last):\n{ERROR}\nExit code: 1")]
     steps += [("sed -i 's/json/yaml/' src/config/loader.py", "Exit code: 0")]
-    steps += [(f"ls src/part_{i}", "a.py\nb.py") for i in range(8)]
+    listing = "\n".join(f"module_{j}.py" for j in range(150))  # ~2,000 chars each
+    steps += [(f"ls src/part_{i}", listing) for i in range(8)]
     steps += [("pytest -q", "12 passed in 0.3s")]
     for i, (command, output) in enumerate(steps):
         fn = {"name": "bash", "arguments": json.dumps({"command": command})}
@@ -38,8 +40,14 @@ def conversation() -> list[Msg]:
     return [*messages, {"role": "assistant", "content": "Done: the loader reads YAML now."}]
 
 
-def write_case(directory: Path, name: str, facts: list[Msg], reference: str | None = None) -> None:
-    meta = {"agent": "test-agent", "model": "m", "facts": facts, "source": {"repository": "x/y"}}
+def write_case(
+    directory: Path,
+    name: str,
+    facts: list[Msg],
+    reference: str | None = None,
+    agent: str = "test-agent",
+) -> None:
+    meta = {"agent": agent, "model": "m", "facts": facts, "source": {"repository": "x/y"}}
     (directory / f"{name}.json").write_text(json.dumps(meta), encoding="utf-8")
     (directory / f"{name}.messages.json").write_text(json.dumps(conversation()), encoding="utf-8")
     if reference is not None:
@@ -84,21 +92,39 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
-def test_the_command_scores_both_splits_and_shows_a_baseline_beside_them(
+def test_the_command_reports_tune_and_check_agents_apart_beside_the_baseline(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for split in ("tune", "check"):
         (tmp_path / split).mkdir()
-        write_case(tmp_path / split, f"{split}_case", FACTS)
+        write_case(tmp_path / split, f"{split}_case", FACTS, agent=f"{split}-agent")
     code, out, _ = run_cli(capsys, str(tmp_path), "--json")
     assert code == 0
     report = json.loads(out)["splits"]
     assert set(report) == {"tune", "check"}
-    assert report["check"]["summary_only"] == {"kept": 2, "total": 3}
-    baseline = tmp_path / "before.json"
-    baseline.write_text(out, encoding="utf-8")
-    code, out, _ = run_cli(capsys, str(tmp_path), "--baseline", str(baseline), "--split", "check")
+    check = report["check"]
+    assert check["agents"] == ["check-agent"] and report["tune"]["agents"] == ["tune-agent"]
+    assert check["summary_only"] == {"kept": 2, "total": 3}
+    assert check["by_agent"]["check-agent"]["summary_only"] == {"kept": 2, "total": 3}
+    # the baseline (the middle's last messages in the summary's room) holds neither the early
+    # error nor the early edit: both lie before the listings that fill its room
+    assert check["baseline"] == {"kept": 0, "total": 3}
+    assert check["baseline_by_kind"]["error"] == {"kept": 0, "total": 1}
+    earlier = tmp_path / "before.json"
+    earlier.write_text(out, encoding="utf-8")
+    code, out, _ = run_cli(capsys, str(tmp_path), "--before", str(earlier), "--split", "check")
     assert code == 0 and "check before" in out and "pairs_intact=1/1" in out
+    assert "check-agent" in out and "baseline=0/3" in out
+
+
+def test_the_baseline_is_the_last_messages_not_kept_that_fit_the_room() -> None:
+    messages = [{"role": "user", "content": f"message {i} " + "x" * 40} for i in range(10)]
+    kept = [messages[0], messages[-1]]
+    text, count = baseline_text(messages, kept, limit=120)
+    assert count == 2  # two messages of about 50 chars fit in 120, a third does not
+    assert "message 8" in text and "message 7" in text and "message 9" not in text
+    text, count = baseline_text(messages, kept, limit=10)
+    assert count == 1 and len(text) == 10  # one message at least, cut to the room
 
 
 def test_the_command_refuses_a_missing_corpus_and_says_when_messages_are_not_built(

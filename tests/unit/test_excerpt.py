@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tersify.contract import ToolType
-from tersify.text.excerpt import ExcerptBuilder, excerpt_from_stream, excerpt_of
+from tersify.text.excerpt import Excerpt, ExcerptBuilder, excerpt_from_stream, excerpt_of
 
 CAP = 2048
 STORED = 8192
@@ -112,3 +112,42 @@ def test_memory_stays_within_the_budgets_whatever_the_size() -> None:
         assert builder._between_bytes <= CAP  # the bound under test
         assert builder._stored_size <= STORED
     assert len(builder.finish().text.encode()) <= CAP
+
+
+def _flood_excerpt(pieces: list[bytes], cap: int = CAP) -> object:
+    """A builder that weighs a word's first 3 lines one by one, then one line in 4."""
+    builder = ExcerptBuilder(cap, cap * 4, command_output, word_lines=3, sample_every=4)
+    for piece in pieces:
+        builder.feed(piece)
+    return builder.finish()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["error: one", "error: two", "ok", "build failed", "warning: w", ""]),
+        min_size=0,
+        max_size=600,
+    ),
+    cuts=st.lists(st.integers(min_value=0), max_size=12),
+)
+def test_a_flood_is_sampled_the_same_however_the_stream_is_chunked(
+    lines: list[str], cuts: list[int]
+) -> None:
+    data = "\n".join(lines).encode()
+    points = sorted({c % (len(data) + 1) for c in cuts})
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    assert _flood_excerpt(pieces) == _flood_excerpt([data])
+
+
+def test_past_its_first_lines_a_flooding_word_is_weighed_on_every_sampled_line() -> None:
+    lines = [f"error: unused variable v{i}" for i in range(8000)]
+    lines[3001] = "error: disk full"  # not a sampled line number: the flood hides it
+    lines[3400] = "error: out of memory"  # a sampled line number (a multiple of 4)
+    lines[3600] = "fatal: the linker crashed"  # another word, rare: weighed one by one
+    got = _flood_excerpt(["\n".join(lines).encode()], cap=CAP * 64)
+    assert isinstance(got, Excerpt) and got.cut is not None
+    assert "error: out of memory" in got.text and "fatal: the linker crashed" in got.text
+    assert "error: disk full" not in got.text
+    assert "error: unused variable v2001\n" not in got.text  # a flood line not sampled
+    assert "error: unused variable v2000\n" in got.text

@@ -5,8 +5,9 @@ from __future__ import annotations
 from tersify.contract import ToolType
 from tersify.worker.shrink import Query, Reading, extract
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import Plan, candidates, follow_evidence
+from tersify.worker.shrink.engine import Plan, follow_evidence
 from tersify.worker.shrink.focus import block_of, focus_blocks
+from tersify.worker.shrink.reading import candidates
 
 
 def _entries(count: int, special: int) -> str:

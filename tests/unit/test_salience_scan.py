@@ -18,6 +18,7 @@ from tersify.worker.shrink.salience import (
     _find_at_most,
     _query_positions,
 )
+from tersify.worker.shrink.scans import MAX_LINES, command_lines
 from tersify.worker.shrink.terms import query_terms, weigh_terms
 
 
@@ -149,3 +150,11 @@ def test_every_hit_of_the_rarest_term_is_kept_when_the_common_ones_are_spread(
     assert min(weights.weights.values()) > 0.1
     assert low.find("libzz9") in found
     assert len(found) <= limit
+
+
+def test_a_flood_of_locations_is_read_on_a_bounded_spread_that_reaches_its_end() -> None:
+    text = "\n".join(f"src/m{i}.c:{i}:1: note: see here" for i in range(30_000))
+    found: list[int] = []
+    command_lines(Doc(text), lambda start, end, kind, anchor: found.append(start))
+    assert 1_000 <= len(found) <= MAX_LINES
+    assert max(found) > 0.9 * len(text) and min(found) < 0.1 * len(text)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from tersify.contract import ToolType
+from tersify.text.signals import Kind
 from tersify.worker.shrink import Reading
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import candidates
+from tersify.worker.shrink.reading import candidates
+from tersify.worker.shrink.worth import line_worth
 
 
 def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() -> None:
@@ -30,3 +32,15 @@ def test_a_diagnostic_holding_a_rare_query_term_is_not_folded_into_its_look_alik
     found = candidates(Reading.of(doc, ToolType.COMMAND_OUTPUT, "why is zebra_cache unused"))
     chosen = next(c for c in found if c.anchor == 250)
     assert chosen.note == "" and chosen.focused
+
+
+def test_each_salient_lines_features_give_its_worth() -> None:
+    lines = [f"step {i} ok" for i in range(400)]
+    lines[100] = "error: the heap limit was reached"
+    lines[300] = "heap_limit = 512m"
+    reading = Reading.of(Doc("\n".join(lines)), ToolType.COMMAND_OUTPUT, "what is the heap limit")
+    by_line = {s.number - 1: s for s in reading.salient}
+    assert {100, 300} <= set(reading.features)
+    for index, features in reading.features.items():
+        assert line_worth(features) == by_line[index].weight
+    assert reading.features[300].query_match > 0 and reading.features[100].kind > Kind.QUERY

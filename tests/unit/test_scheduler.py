@@ -5,7 +5,9 @@ from __future__ import annotations
 import redis
 from structlog.testing import capture_logs
 
-from tersify.worker.runtime.scheduler import Chore
+from tersify.errors import RedisUnavailableError
+from tersify.settings import Settings
+from tersify.worker.runtime.scheduler import Chore, Scheduler
 
 
 def test_a_failing_chore_is_logged_once_per_change_of_state() -> None:
@@ -33,3 +35,26 @@ def test_a_failing_chore_is_logged_once_per_change_of_state() -> None:
         ("chore_failed", "ConnectionError: refused", None),
     ]
     assert [e["exc_info"] for e in logs if e["event"] == "chore_failed"] == [False, True, False]
+
+
+class FlakyGate:
+    """A gate whose renewals fail ``failures`` times (Redis down), then go through."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+
+    def renew_all(self, holds: list[tuple[str, str, int]]) -> list[bool]:
+        """Renew ``holds``, or fail while Redis is down."""
+        if self.failures:
+            self.failures -= 1
+            raise RedisUnavailableError("gate renew: redis unavailable")
+        return [True for _ in holds]
+
+
+def test_failing_lease_renewals_are_logged_once_and_again_when_they_recover() -> None:
+    scheduler = Scheduler(FlakyGate(failures=5), Settings())  # type: ignore[arg-type]
+    with scheduler.holding("s1", "job-1", 7), capture_logs() as logs:
+        for _ in range(8):
+            scheduler._renew_all()
+    scheduler.stop()
+    assert [e["event"] for e in logs] == ["lease_renew_failed", "lease_renew_recovered"]

@@ -1,4 +1,9 @@
-"""``tersify eval-compaction``: score compaction over a corpus of real agent conversations."""
+"""``tersify eval-compaction``: score compaction over a corpus of real agent conversations.
+
+Tune and check agents are reported apart (a corpus split into ``tune/`` and ``check/`` holds
+each agent wholly on one side), by fact kind and by agent, each beside the baseline: the text of
+the compacted part's last messages in the same room as the summary.
+"""
 
 from __future__ import annotations
 
@@ -35,10 +40,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--protect-first", type=int, default=2)
     p.add_argument("--protect-last", type=int, default=6)
     p.add_argument(
-        "--baseline",
+        "--before",
         type=Path,
         default=None,
-        help="a --json report of another compaction, shown beside this one",
+        help="a --json report of another compaction (another version), shown beside this one",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(run=run)
@@ -58,7 +63,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
     if min(args.protect_first, args.protect_last) < 0:
         return _refuse("--protect-first and --protect-last must not be negative")
-    baseline = _baseline(args.baseline)
+    before = _before(args.before)
     reports: dict[str, dict[str, Any]] = {}
     for part in parts:
         folder = directory / part if part else directory
@@ -79,11 +84,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps({"splits": reports}, ensure_ascii=False))
     else:
-        _print(reports, baseline.get("splits", {}) if baseline else {})
+        _print(reports, before.get("splits", {}) if before else {})
     return 0
 
 
-def _baseline(path: Path | None) -> dict[str, Any] | None:
+def _before(path: Path | None) -> dict[str, Any] | None:
     if path is None:
         return None
     loaded = json.loads(path.read_text(encoding="utf-8"))
@@ -95,40 +100,60 @@ def _refuse(problem: str) -> int:
     return 2
 
 
-def _cell(score: dict[str, int] | None) -> str:
+def _cell(score: dict[str, int] | None, short: bool = False) -> str:
     if not score or not score.get("total"):
         return "-"
     kept, total = score["kept"], score["total"]
-    return f"{kept}/{total} ({100 * kept / total:.0f}%)"
+    return f"{kept}/{total}" if short else f"{kept}/{total} ({100 * kept / total:.0f}%)"
 
 
-def _print(reports: dict[str, dict[str, Any]], baseline: dict[str, dict[str, Any]]) -> None:
-    """One table of facts kept by kind: each split, with its baseline beside it when given."""
+def _pair(source: dict[str, Any], kind: str, short: bool = False) -> str:
+    """A report's summary-only score and the baseline's, for one kind (or all)."""
+    if kind == "all":
+        ours, base = source["summary_only"], source.get("baseline")
+    else:
+        ours = source["summary_only_by_kind"].get(kind)
+        base = source.get("baseline_by_kind", {}).get(kind)
+    return f"{_cell(ours, short)} | {_cell(base, short)}"
+
+
+def _print(reports: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]]) -> None:
+    """Tables of the facts only the summary can carry, kept by tersify | by the baseline: by
+    kind for each split (beside an earlier report when given), then by agent; then a line a
+    split on everything else."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=max(Console().width, 120), highlight=False, soft_wrap=False)
-    table = Table(title="facts kept (overall | by the summary alone)")
+    console = Console(width=max(Console().width, 140), highlight=False, soft_wrap=False)
+    table = Table(title="facts only the summary can carry: kept by tersify | by the baseline")
     table.add_column("kind")
-    for name in reports:
-        if name in baseline:
+    for name, report in reports.items():
+        agents = ", ".join(report.get("agents", []))
+        if name in before:
             table.add_column(f"{name} before", justify="right")
-        table.add_column(name, justify="right")
-    rows = [(k, "by_kind", "summary_only_by_kind") for k in KINDS]
-    for kind, overall_key, only_key in [*rows, ("all", "overall", "summary_only")]:
+        table.add_column(f"{name} ({agents})" if agents else name, justify="right")
+    for kind in [*KINDS, "all"]:
         cells = [kind]
         for name, report in reports.items():
-            for source in ([baseline[name]] if name in baseline else []) + [report]:
-                overall = source[overall_key] if kind == "all" else source[overall_key].get(kind)
-                only = source[only_key] if kind == "all" else source[only_key].get(kind)
-                cells.append(f"{_cell(overall)} | {_cell(only)}")
+            for source in ([before[name]] if name in before else []) + [report]:
+                cells.append(_pair(source, kind))
         table.add_row(*cells)
     console.print(table)
+    per_agent = Table(title="by agent: kept by tersify | by the baseline (kept/total)")
+    for column in ("split", "agent", "cases", "all", *KINDS):
+        per_agent.add_column(column, justify="left" if column in ("split", "agent") else "right")
+    for name, report in reports.items():
+        for agent, scores in report.get("by_agent", {}).items():
+            cells = [name, agent, str(scores["cases"])]
+            cells += [_pair(scores, kind, short=True) for kind in ("all", *KINDS)]
+            per_agent.add_row(*cells)
+    console.print(per_agent)
     for name, report in reports.items():
         cases = report["cases"]
         print(
             f"split={name} cases={cases} pairs_intact={report['pairs_intact']}/{cases} "
             f"verbatim={report['verbatim']}/{cases} summary_only={_cell(report['summary_only'])} "
+            f"baseline={_cell(report.get('baseline'))} overall={_cell(report['overall'])} "
             f"max_summary_chars={report['max_summary_chars']} "
             f"reference_windows: agent's own {_cell(report['reference'])}, "
             f"tersify {_cell(report['reference_ours'])}"

@@ -58,22 +58,32 @@ async def _serve(
     name: str,
     listening: tuple[tuple[str, int], socket.socket] | None,
 ) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
 
     from tersify.worker.mcp.proxy import build_server, connected
 
     async with connected(command, settings) as proxy:
-        server = build_server(proxy, name)
-        if listening is None:
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
-            return
-        import uvicorn
+        async with anyio.create_task_group() as serving:
+            server = build_server(proxy, name)
+            if listening is None:
+                # stdin is read on a thread no cancel reaches: the proxy answers each call with
+                # the server's end and stops when the agent goes
+                serving.start_soon(proxy.watch)
+                async with stdio_server() as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
+            else:
+                import uvicorn
 
-        (host, port), sock = listening
-        app = server.streamable_http_app(host=host)
-        config = uvicorn.Config(app, log_level="warning")
-        structlog.get_logger("tersify.mcp").info(
-            "mcp_proxy_listening", url=f"http://{shown(host, port)}/mcp", server=command[0]
-        )
-        await uvicorn.Server(config).serve(sockets=[sock])
+                (host, port), sock = listening
+                app = server.streamable_http_app(host=host)
+                http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+                serving.start_soon(proxy.watch, lambda: setattr(http, "should_exit", True))
+                structlog.get_logger("tersify.mcp").info(
+                    "mcp_proxy_listening", url=f"http://{shown(host, port)}/mcp", server=command[0]
+                )
+                await http.serve(sockets=[sock])
+            serving.cancel_scope.cancel()
+        ended = proxy.ended()
+    if ended is not None:  # raised out here: inside, the SDK's task groups would wrap it
+        raise ended

@@ -51,6 +51,9 @@ def _positive(text: str) -> int:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    # a base install lacks the worker extra: say so before any line says the worker is set
+    import celery  # noqa: F401
+
     processes = args.processes or settings.worker_processes
     if args.task_events:
         settings = settings.model_copy(update={"worker_send_events": True})

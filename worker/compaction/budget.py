@@ -2,7 +2,9 @@
 
 The facts get at most half of what the banner and the Active Task leave; a model is asked to
 keep its narrative within the rest, and whatever it leaves goes back to the facts, which never
-get less than a floor (an answer that would leave them less is refused).
+get less than a floor (an answer that would leave them less is refused). The narrative is
+checked against the facts: what it states verbatim is not repeated after it, what it dropped
+is appended (the files changed always, whole).
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from tersify.worker.compaction.facts.sections import (
     render_size,
     sections,
 )
-from tersify.worker.compaction.summary import finish, open_requests, unwrap
+from tersify.worker.compaction.summary import finish, narrative, open_requests, unwrap
 
 Context = tuple[Sequence[Turn], Sequence[Turn]]
 """The whole conversation, and the messages kept verbatim beside the summary."""
 _QUOTE_KEPT_CHARS = 400
+_WHOLE = "Files Changed"  # the one list appended whole, whatever the narrative says
 
 
 def quoted_requests(context: Context) -> list[str]:
@@ -62,10 +65,14 @@ class Plan:
         return cls(found, requests, limit, facts, room - facts)
 
     def facts_for(self, body: str) -> str:
-        """The facts sections within what ``body`` leaves of the limit (refused under a floor)."""
+        """The facts ``body`` dropped, within what it leaves of the limit (refused under a
+        floor): each section less the items the narrative states verbatim, the files changed
+        whole."""
         room = self.answer_chars + self.facts_chars - len(unwrap(body)) - 2
         floor = min(self.facts_chars, MIN_FACTS_CHARS)
         if room < floor:
             detail = f"the model's summary has {len(unwrap(body))} chars; {self.answer_chars} fit"
             raise ProviderError(FallbackReason.OVERSIZED, detail)
-        return render(self.found, room)
+        own = narrative(body)
+        dropped = [s if s.heading == _WHOLE else s.without(own) for s in self.found]
+        return render([s for s in dropped if s.lines], room)

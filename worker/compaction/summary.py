@@ -195,10 +195,15 @@ def fallback_summary(
     return finish("\n\n".join(p for p in (head, facts, earlier) if p), requests)
 
 
+def narrative(body: str) -> str:
+    """A model's own text of its summary: banners unwrapped, its copies of the facts sections
+    (headings the facts use) removed."""
+    return _drop_sections(unwrap(body), frozenset(h.lower() for h in HEADINGS)).strip()
+
+
 def with_facts(body: str, facts: str, requests: Sequence[str]) -> str:
     """A model's summary body followed by the facts sections, verbatim, under the banner."""
-    own = _drop_sections(unwrap(body), frozenset(h.lower() for h in HEADINGS))
-    return finish("\n\n".join(p for p in (own.strip(), facts) if p), requests)
+    return finish("\n\n".join(p for p in (narrative(body), facts) if p), requests)
 
 
 def _drop_sections(body: str, headings: frozenset[str]) -> str:

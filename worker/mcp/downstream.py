@@ -4,7 +4,8 @@ The SDK's stdio transport keeps the process it starts to itself, so a server tha
 it answers shows only as "Connection closed". The command therefore runs under a POSIX shell
 that writes the server's exit status to a file once it ends (the shell stays the server's
 parent, passing stdin and stdout through untouched); the proxy reads it to say which server
-ended and how.
+ended and how: at start, or later (then each call gets that line as a tool error, and the proxy
+ends with it when the agent goes).
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def handshake_failure(command: Sequence[str], status: int | None, exc: BaseExcep
         )
     reason = " ".join(str(exc).split())[:200] or type(exc).__name__
     return f"the MCP server {name} did not complete the MCP handshake ({reason})"
+
+
+def exited(command: Sequence[str], status: int) -> DownstreamError:
+    """The error for a server that exited after it answered."""
+    return DownstreamError(
+        f"the MCP server `{command[0]}` exited with status {status}: restart the proxy", status
+    )
 
 
 def failed(command: Sequence[str], status: int | None, exc: BaseException) -> DownstreamError:

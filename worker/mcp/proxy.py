@@ -13,7 +13,7 @@ the agent gets the full result rather than a stall.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -26,14 +26,15 @@ from mcp.client.stdio import stdio_client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
 
 from tersify.chat import command_of
 from tersify.client import AsyncProducer
 from tersify.client.outputs import DEFAULT_LIMIT
 from tersify.contract import Queue, SummaryResult
-from tersify.errors import InvalidJobError, JobNotFoundError, TersifyError
+from tersify.errors import DownstreamError, InvalidJobError, JobNotFoundError, TersifyError
 from tersify.settings import Settings
-from tersify.worker.mcp.downstream import failed, recorded
+from tersify.worker.mcp.downstream import exited, failed, recorded
 from tersify.worker.mcp.results import (
     intent_of,
     read_answer,
@@ -50,6 +51,7 @@ from tersify.worker.redact import leaving_with
 log = structlog.get_logger("tersify.mcp")
 
 _MAX_PAGES = 100
+_EXIT_GRACE = 3.0  # seconds a closed connection may take to show as the server's exit
 
 
 @dataclass
@@ -63,6 +65,22 @@ class Proxy:
     session_id: str
     reader: str
     output_schemas: dict[str, dict[str, Any] | None]
+    command: Sequence[str]
+    exit_status: Callable[[], int | None]
+    """The downstream server's exit status once it has exited (``worker.mcp.downstream``)."""
+
+    def ended(self) -> DownstreamError | None:
+        """The error to end with when the downstream server has exited, else None."""
+        status = self.exit_status()
+        return None if status is None else exited(self.command, status)
+
+    async def watch(self, stop: Callable[[], None] | None = None, every: float = 0.5) -> None:
+        """Wait for the downstream server to exit, log it once, and call ``stop``."""
+        while (ended := self.ended()) is None:
+            await anyio.sleep(every)
+        log.error("mcp_server_exited", server=self.command[0], status=ended.status)
+        if stop is not None:
+            stop()
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -81,9 +99,19 @@ class Proxy:
         while it runs; summarize its long text (see the module)."""
         if params.name == self.reader:
             return await self.read(params.arguments or {})
-        result = await self.downstream.call_tool(
-            params.name, params.arguments, progress_callback=_progress_to(ctx)
-        )
+        if (ended := self.ended()) is not None:
+            return tool_error(str(ended))
+        try:
+            result = await self.downstream.call_tool(
+                params.name, params.arguments, progress_callback=_progress_to(ctx)
+            )
+        except MCPError:
+            with anyio.move_on_after(_EXIT_GRACE):  # a closed connection: did the server exit?
+                while self.ended() is None:
+                    await anyio.sleep(0.05)
+            if (ended := self.ended()) is not None:
+                return tool_error(str(ended))
+            raise
         if result.is_error:
             return result
         if result.structured_content is not None:
@@ -192,7 +220,9 @@ async def connected(command: Sequence[str], settings: Settings) -> AsyncIterator
                 reader = reader_name({tool.name for tool in tools})
                 session_id = settings.mcp_session or _new_session()
                 schemas = {tool.name: tool.output_schema for tool in tools}
-                yield Proxy(session, producer, settings, session_id, reader, schemas)
+                yield Proxy(
+                    session, producer, settings, session_id, reader, schemas, command, exit_status
+                )
         except BaseException:
             if handshake is None:
                 raise

@@ -52,7 +52,7 @@ class WorkerProcess(GroupProcess):
             cwd=cwd,
         )
 
-    def start(self, timeout: float = 30.0) -> Self:
+    def start(self, timeout: float = 120.0) -> Self:
         """Start the worker and wait until it has beaten once (it is then taking jobs)."""
         super().start()
         client = sync_client(self.settings)

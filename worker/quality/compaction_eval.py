@@ -2,9 +2,11 @@
 
 A fact is kept when it occurs in what the compaction hands back: in a kept message (verbatim)
 or in the summary. The facts that only the summary can carry are those no kept message holds;
-"kept by the summary alone" is the share of those the summary holds. Each compaction is also
-checked for what must never break: every tool call answered right after it, and every kept
-message equal to an input message, in order.
+"kept by the summary alone" is the share of those the summary holds. Beside it, the baseline:
+the same facts looked for in the text of the last messages of the compacted part, as many as
+fit in the summary's size limit (what "keep the last N messages" would carry in that room).
+Each compaction is also checked for what must never break: every tool call answered right after
+it, and every kept message equal to an input message, in order.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class ConversationResult:
     seconds: float
     reference: Score | None = None
     reference_ours: Score | None = None
+    baseline: dict[FactKind, Score] = field(default_factory=dict)
+    baseline_messages: int = 0
 
     def as_json(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
@@ -72,6 +76,8 @@ class ConversationResult:
             "method": self.method,
             "overall": _scores_json(self.overall),
             "summary_only": _scores_json(self.summary_only),
+            "baseline": _scores_json(self.baseline),
+            "baseline_messages": self.baseline_messages,
             "missing": list(self.missing),
             "pairs_intact": self.pairs_intact,
             "verbatim": self.verbatim,
@@ -127,9 +133,10 @@ def _kept_in_order(
 
 
 def score_compaction(
-    case: CompactionCase, result: CompactionResult, seconds: float
+    case: CompactionCase, result: CompactionResult, seconds: float, limit: int = 6000
 ) -> ConversationResult:
-    """Score one compaction ``result`` of ``case``."""
+    """Score one compaction ``result`` of ``case`` (``limit``: the summary's size limit, the
+    room the baseline is given)."""
     summary = result.summary
     kept_messages = [m for m in result.messages if summary == "" or _text_of(m) != summary]
     kept_text = _texts(kept_messages) + "\n" + _arguments_text(kept_messages)
@@ -139,6 +146,7 @@ def score_compaction(
     only = [f for f, k in zip(case.facts, in_kept, strict=True) if not k]
     only_hits = [f.found_in(summary_text) for f in only]
     repaired = [dict(t.raw) for t in repair(case.conversation.turns)]
+    base_text, base_count = baseline_text(case.messages, kept_messages, limit) if only else ("", 0)
     reference = reference_ours = None
     if case.reference is not None:
         reference_text = normalize(strip_banner(case.reference))
@@ -162,7 +170,25 @@ def score_compaction(
         seconds=seconds,
         reference=reference,
         reference_ours=reference_ours,
+        baseline=_tally(only, (f.found_in(base_text) for f in only)),
+        baseline_messages=base_count,
     )
+
+
+def baseline_text(
+    messages: Sequence[Mapping[str, Any]], kept: Sequence[Mapping[str, Any]], limit: int
+) -> tuple[str, int]:
+    """The text of the last messages not kept, as many whole messages as fit in ``limit``
+    chars (at least one, cut to ``limit``), and how many they are."""
+    parts: list[str] = []
+    used = 0
+    for message in reversed([m for m in messages if m not in kept]):
+        text = _texts([message])
+        if parts and used + len(text) > limit:
+            break
+        parts.append(text[:limit])
+        used += len(text) + 1
+    return "\n".join(reversed(parts)), len(parts)
 
 
 def _text_of(message: Mapping[str, Any]) -> str:
@@ -232,20 +258,45 @@ class CompactionReport:
     results: tuple[ConversationResult, ...]
     by_kind: dict[FactKind, Score] = field(init=False)
     only_by_kind: dict[FactKind, Score] = field(init=False)
+    baseline_by_kind: dict[FactKind, Score] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_kind", _sum(r.overall for r in self.results))
         object.__setattr__(self, "only_by_kind", _sum(r.summary_only for r in self.results))
+        object.__setattr__(self, "baseline_by_kind", _sum(r.baseline for r in self.results))
+
+    def by_agent(self) -> dict[str, dict[str, Any]]:
+        """Per agent: its cases, and the summary-only facts kept by tersify and by the baseline,
+        in all and by kind."""
+        agents: dict[str, list[ConversationResult]] = {}
+        for result in self.results:
+            agents.setdefault(result.agent, []).append(result)
+        out: dict[str, dict[str, Any]] = {}
+        for agent, results in sorted(agents.items()):
+            only = _sum(r.summary_only for r in results)
+            base = _sum(r.baseline for r in results)
+            out[agent] = {
+                "cases": len(results),
+                "summary_only": _score_json(sum(only.values(), Score())),
+                "summary_only_by_kind": _scores_json(only),
+                "baseline": _score_json(sum(base.values(), Score())),
+                "baseline_by_kind": _scores_json(base),
+            }
+        return out
 
     def as_json(self) -> dict[str, Any]:
         """The report as one JSON-ready dict."""
         refs = [r for r in self.results if r.reference is not None]
         return {
             "cases": len(self.results),
+            "agents": sorted({r.agent for r in self.results}),
             "overall": _score_json(sum(self.by_kind.values(), Score())),
             "summary_only": _score_json(sum(self.only_by_kind.values(), Score())),
+            "baseline": _score_json(sum(self.baseline_by_kind.values(), Score())),
             "by_kind": _scores_json(self.by_kind),
             "summary_only_by_kind": _scores_json(self.only_by_kind),
+            "baseline_by_kind": _scores_json(self.baseline_by_kind),
+            "by_agent": self.by_agent(),
             "pairs_intact": sum(r.pairs_intact for r in self.results),
             "verbatim": sum(r.verbatim for r in self.results),
             "reference": _score_json(sum((r.reference or Score() for r in refs), Score())),
@@ -276,5 +327,6 @@ def evaluate_conversations(
     results = []
     for case in cases:
         result, seconds = compact_conversation(case, settings, protect, floor=floor)
-        results.append(score_compaction(case, result, seconds))
+        limit = settings.compaction_summary_max_chars
+        results.append(score_compaction(case, result, seconds, limit))
     return CompactionReport(tuple(results))

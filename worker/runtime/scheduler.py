@@ -31,6 +31,7 @@ class Scheduler:
         self._gate = gate
         self._every = max(0.05, settings.gate_lease_seconds / 3)
         self._holds: dict[str, tuple[str, int]] = {}
+        self._renew_failing = False  # the last renewal failed (logged once, until one succeeds)
         self._chores: list[Chore] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -98,8 +99,13 @@ class Scheduler:
         try:
             renewed = self._gate.renew_all(holds)
         except TersifyError as exc:
-            log.warning("lease_renew_failed", jobs=len(holds), error=str(exc))
+            if not self._renew_failing:  # once until a renewal goes through again
+                log.warning("lease_renew_failed", jobs=len(holds), error=str(exc))
+            self._renew_failing = True
             return
+        if self._renew_failing:
+            log.info("lease_renew_recovered", jobs=len(holds))
+            self._renew_failing = False
         for (session_id, job_id, _), ok in zip(holds, renewed, strict=True):
             with self._lock:
                 running = job_id in self._holds  # a job that just finished released it

@@ -33,7 +33,11 @@ def configure_tracing(settings: Settings) -> bool:
             SpanExporter,
         )
     except ImportError:
-        log.warning("tracing_unavailable", hint="pip install 'tersify[otel]'")
+        log.warning(
+            "tracing_unavailable",
+            hint="the otel extra: pip install -e '.[otel]' in a tersify checkout, or the wheel "
+            "built there with [otel] (README: Install)",
+        )
         return False
     exporter: SpanExporter
     if exporter_name == "console":

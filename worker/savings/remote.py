@@ -1,7 +1,8 @@
 """``tersify savings --model``: the outputs over the threshold through the batch queue.
 
 Each is submitted with ``Producer.submit(..., queue=Queue.BATCH)`` (batch jobs never gate a
-session) under one session per run, ``savings-…``, at most ``parallel`` in flight. Before each
+session) under one session per run and session read, ``savings-…-N`` (so a command run again is
+told as what changed only within its own session), at most ``parallel`` in flight. Before each
 submit its cost is estimated at the summary model's price (the capped output in, the longest
 summary out); once what was spent plus what is in flight plus the next estimate would pass
 ``max_cost``, nothing more is sent and the rest count as unchanged. Money spent is counted from
@@ -88,7 +89,14 @@ class Remote:
         self._model = model
         self._on_done = on_done
         self._session = f"savings-{secrets.token_hex(6)}"
+        self._sessions: dict[str, str] = {}  # each read session's own, so re-runs stay in it
         self.run = RemoteRun()
+
+    def _session_of(self, output: ToolOutput) -> str:
+        """The session this run submits ``output`` under: one per session it was read from."""
+        return self._sessions.setdefault(
+            output.session, f"{self._session}-{len(self._sessions) + 1}"
+        )
 
     def send(self, outputs: list[tuple[int, ToolOutput]]) -> RemoteRun:
         """Summarize ``outputs`` (position, output) in order, within the budget."""
@@ -119,7 +127,7 @@ class Remote:
         job = job_of(output, self._settings.batch_deadline_seconds)
         try:
             handle = self._producer.submit(
-                session_id=self._session,
+                session_id=self._session_of(output),
                 tool_name=job.tool_name,
                 command=job.command,
                 output=job.output,
@@ -144,7 +152,8 @@ class Remote:
             del inflight[key]
             cost = summary_usd(self._settings, result)
             self.run.spent_usd += cost
-            shrunk = Shrunk(result.text, result.method, result.tool_type, result.model)
+            rerun = result.rerun_of is not None
+            shrunk = Shrunk(result.text, result.method, result.tool_type, result.model, rerun)
             self.run.shrunk[flight.index] = (shrunk, cost)
             self._on_done(self.run)
         now = time.monotonic()

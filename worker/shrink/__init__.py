@@ -10,13 +10,13 @@ Inside: one engine (``engine``) picks whole records by worth under a budget from
 May import ``store``; never ``model`` or anything above.
 """
 
-from tersify.worker.shrink.engine import Reading
 from tersify.worker.shrink.extract import extract
 from tersify.worker.shrink.fallback import fallback_truncate, head_tail
 from tersify.worker.shrink.files import FileView, file_part, file_view, range_quote, relevant_range
 from tersify.worker.shrink.kinds import KINDS, ToolKind, kind_of
 from tersify.worker.shrink.query import Query
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote, plain_lines, take
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.textcut import clip
 from tersify.worker.shrink.views import ModelView, model_view
 

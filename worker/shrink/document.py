@@ -42,6 +42,25 @@ def positions(low: str, needles: tuple[str, ...], limit: int = POSITIONS_LIMIT) 
     return found
 
 
+def spread(positions: list[int], limit: int) -> list[int]:
+    """At most about ``limit`` positions: all of the first and last tenth, an even spread between.
+
+    A flood of error lines (a 2 MB lint run) would otherwise cost seconds; the folded counts
+    then undercount, but the lines that differ still surface.
+    """
+    if len(positions) <= limit:
+        return positions
+    edge = limit // 10
+    middle = positions[edge : len(positions) - edge]
+    tail = positions[len(positions) - edge :]
+    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + tail
+
+
+def _borderless(word: str) -> bool:
+    """Whether no proper start of ``word`` is also its end: two occurrences cannot overlap."""
+    return all(word[:k] != word[-k:] for k in range(1, len(word)))
+
+
 class Hits:
     """Where needles occur in one lower-cased text; each needle is searched for once.
 
@@ -52,20 +71,50 @@ class Hits:
     def __init__(self, low: str) -> None:
         self.low = low
         self._found: dict[str, list[int]] = {}
+        self._counts: dict[str, int] = {}
 
     def of(self, needle: str) -> list[int]:
-        """``positions(low, (needle,))``, computed once."""
+        """``positions(low, (needle,))``, computed once: read off the positions of a word it
+        starts with when those are all known (a traceback's header off "traceback")."""
         found = self._found.get(needle)
         if found is None:
-            found = self._found[needle] = positions(self.low, (needle,))
+            found = self._derived(needle)
+            if found is None:
+                found = positions(self.low, (needle,))
+            self._found[needle] = found
         return found
 
+    def _derived(self, needle: str) -> list[int] | None:
+        """Where ``needle`` occurs, from a known complete list of a prefix of it; None if none.
+
+        Exact when neither can overlap itself: every occurrence of ``needle`` is then one of
+        its prefix's, and the scans found every occurrence of both.
+        """
+        if not _borderless(needle):
+            return None
+        low = self.low
+        for prefix, places in self._found.items():
+            if (
+                len(places) < POSITIONS_LIMIT
+                and needle.startswith(prefix)
+                and len(prefix) < len(needle)
+                and _borderless(prefix)
+            ):
+                return [at for at in places if low.startswith(needle, at)]
+        return None
+
     def count(self, needle: str) -> int:
-        """How often ``needle`` occurs (as ``low.count``), from an earlier complete scan if any."""
-        found = self._found.get(needle)
-        if found is not None and len(found) < POSITIONS_LIMIT:
-            return len(found)
-        return self.low.count(needle)
+        """How often ``needle`` occurs (as ``low.count``), counted once: from an earlier
+        complete scan if any."""
+        known = self._counts.get(needle)
+        if known is None:
+            found = self._found.get(needle)
+            if found is not None and len(found) < POSITIONS_LIMIT:
+                known = len(found)  # a complete scan: every occurrence is in it
+            else:
+                known = self.low.count(needle)
+            self._counts[needle] = known
+        return known
 
     def known(self, needle: str) -> list[int] | None:
         """The positions of ``needle`` if it was already searched for."""
@@ -129,7 +178,7 @@ class Doc:
         """The query's term weights over this text's lines (computed once per query)."""
         known = self._weights.get(query.terms)
         if known is None:
-            known = weigh_terms(query.terms, self.low, self.units)
+            known = weigh_terms(query.terms, self.low, self.units, self.hits.count)
             self._weights[query.terms] = known
         return known
 

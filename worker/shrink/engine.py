@@ -2,58 +2,35 @@
 
 One selection serves every tool type and every method (the extractive summary, the fallback
 truncation, the model's input past its cap); they differ in their budget and in how much of
-the head and tail they hold fixed. Candidates come from the salient and query lines
-(``salience``), folded by shape with the rare ones raised (``diversity``), the extremes the
-query asks for (``extremes``), and what is always kept: the first and last diagnostic and the
-closing line. Each is taken as its record (``records``) plus the lines that locate it
+the head and tail they hold fixed. Candidates come from a ``Reading`` (``reading``: one text
+read for one tool kind and one query), worthiest first. Each is taken as its record
+(``records``) plus the lines that locate it
 (``ancestry``); what is left of the budget grows the head and the tail. Rendering marks every
 run of omitted lines (``render``).
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 
-from tersify.contract import ToolType
-from tersify.text.signals import Kind
-from tersify.worker.shrink.ancestry import ancestors, header_above
+from tersify.worker.shrink.ancestry import ancestors
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.evidence import focused_candidates, severity_candidates
-from tersify.worker.shrink.extremes import extreme_lines
-from tersify.worker.shrink.kinds import ToolKind, kind_of
-from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.records import record
 from tersify.worker.shrink.render import MARKER_COST, gap_marker, render, rendered_size
-from tersify.worker.shrink.salience import Salient, find_salient, rarity, shape
-from tersify.worker.shrink.terms import TermWeights
-from tersify.worker.shrink.textcut import ELLIPSIS, clip
-from tersify.worker.shrink.worth import (
-    CLOSING_WEIGHT,
-    EDGE_DIAGNOSTIC_WEIGHT,
-    EXTREME_WEIGHT,
-    FIELD_BONUS,
-    RARE_TERM_WEIGHT,
-    SHAPE_RARITY_BONUS,
-    Candidate,
-)
+from tersify.worker.shrink.textcut import clip
+from tersify.worker.shrink.worth import Candidate
 
 LONG_LINE = 300
 ANCESTOR_CHARS = 160
-EXTREMES_READ = 60
-EXTREMES_SHOWN = 8
-_DIAGNOSTIC = (Kind.ERROR, Kind.PROBLEM, Kind.FRAME)
-_FIELD_SPLIT = re.compile(r"[\s,;:()\[\]{}\"'=<>|]+")
 _MAX_MISSES = 60
 _MIN_CLIPPED = 24
 ANCESTRY_SCAN = 1500
 """Lines looked at above a record for its ancestry (a third of it in documents of over
 ``_BIG_DOC_LINES`` lines, where picks are spread far apart and looking costs the most)."""
 _BIG_DOC_LINES = 20_000
-_PARENT_SCAN = 20
 FOCUSED_EDGES = 0.3
 """What is left of the fixed head and tail when the query's evidence is found in the middle."""
 RECORD_CHARS = 700
@@ -71,36 +48,6 @@ class Plan:
     tail: int = 0
     head_share: float = 0.5  # of the room left at the end, the share that grows the head
     numbered: Callable[[int, str], str] | None = None
-
-
-@dataclass
-class Reading:
-    """One text read for one tool kind and one query: what every pick is chosen from, each
-    part computed once (a file's relevant range and its shrink share one)."""
-
-    doc: Doc
-    kind: ToolKind
-    query: Query
-
-    @staticmethod
-    def of(doc: Doc, tool_type: ToolType, query: str | None) -> Reading:
-        """``doc`` read for ``tool_type``'s kind and the parsed ``query``."""
-        return Reading(doc, kind_of(tool_type), Query.parse(query))
-
-    @property
-    def weights(self) -> TermWeights:
-        """The query's term weights over the text (``Doc.weights``)."""
-        return self.doc.weights(self.query)
-
-    @cached_property
-    def salient(self) -> list[Salient]:
-        """The salient and query lines, worthiest first (``salience``)."""
-        return find_salient(self.doc, self.kind, self.query)
-
-    @cached_property
-    def candidates(self) -> list[Candidate]:
-        """Every line worth showing with its record and worth (see the module docstring)."""
-        return candidates(self)
 
 
 @dataclass
@@ -326,110 +273,3 @@ def _next_free(picker: _Picker, index: int, step: int) -> int:
 
 def _clip(line: str, limit: int) -> str:
     return line if len(line) <= limit else clip(line, limit, ellipsis=True)
-
-
-def candidates(reading: Reading) -> list[Candidate]:
-    """Every line worth showing with its record and worth (see the module docstring)."""
-    doc, query = reading.doc, reading.query
-    items = reading.salient
-    terms = frozenset(t for t in query.terms if len(t) >= 4)
-    weights = reading.weights
-    rare = frozenset(t for t, w in weights.weights.items() if w >= RARE_TERM_WEIGHT)
-    found = _folded(doc, items, terms, rare)
-    found.extend(_edges(doc, items))
-    found.extend(_extremes(doc, query))
-    found.extend(focused_candidates(doc, items, weights))
-    found.extend(severity_candidates(doc, query))
-    return found
-
-
-def _extremes(doc: Doc, query: Query) -> list[Candidate]:
-    """The lines the query's extreme names (largest, newest, slowest...), ranked by number.
-
-    When the query also names a section (a directory, a heading) the extremes inside it come
-    first: "the largest module in email" is not the largest file anywhere.
-    """
-    want = query.intent
-    if want is None:
-        return []
-    scope = [t for t in query.compounds or query.terms if len(t) >= 4]
-    found: list[Candidate] = []
-    ranked = extreme_lines(doc, want, top=EXTREMES_READ, terms=query.terms)
-    for rank, index in enumerate(ranked):
-        weight = EXTREME_WEIGHT - rank * 0.5
-        header = header_above(doc, index)
-        if header is not None and any(t in doc.lines[header].lower() for t in scope):
-            weight += EXTREME_WEIGHT / 2
-        found.append(Candidate(index, weight, record_lines=3))
-    found.sort(key=lambda c: -c.weight)
-    return found[:EXTREMES_SHOWN]
-
-
-def _folded(
-    doc: Doc, items: list[Salient], terms: frozenset[str], rare: frozenset[str] = frozenset()
-) -> list[Candidate]:
-    """Salient lines as candidates; diagnostics of one shape folded, rare shapes raised.
-
-    A query line holding a term as a whole field ("openssl" between spaces, not inside
-    "libcurl4-openssl-dev") is raised: it is likely the line named, not one mentioning it.
-    A line holding one of the query's ``rare`` terms is never folded into its look-alikes: it
-    is the one asked about, and it marks evidence in the middle (``follow_evidence``).
-    """
-    groups: dict[str, list[Salient]] = {}
-    found: list[Candidate] = []
-    for item in items:
-        low = item.text.lower()
-        named = bool(rare) and any(term in low for term in rare)
-        if item.kind is Kind.QUERY or named:
-            candidate = _candidate(item)
-            if terms and not terms.isdisjoint(_FIELD_SPLIT.split(low)):
-                candidate.weight += FIELD_BONUS
-            candidate.focused = named
-            found.append(candidate)
-        else:
-            # Lines of one shape under parents of different shapes (the locations of two
-            # different lint rules) are different things: the parent is part of the key.
-            groups.setdefault(_fold_key(doc, item), []).append(item)
-    total = sum(len(group) for group in groups.values())
-    for group in groups.values():
-        best = max(group, key=lambda s: (s.weight, -s.start))
-        count = sum(s.count for s in group)
-        candidate = _candidate(best)
-        candidate.weight += SHAPE_RARITY_BONUS * rarity(len(group), total)
-        candidate.note = f" (×{count} similar)" if count > 1 else ""
-        found.append(candidate)
-    return found
-
-
-def _fold_key(doc: Doc, item: Salient) -> str:
-    """A salient line's shape, with its parent's shape when it is indented under one."""
-    index = item.number - 1
-    own = doc.indent(index)
-    if own == 0:
-        return shape(item.text)
-    for i in range(index - 1, max(-1, index - _PARENT_SCAN), -1):
-        line = doc.lines[i]
-        if line.strip() and doc.indent(i) < own:
-            return shape(line) + "\n" + shape(item.text)
-    return shape(item.text)
-
-
-def _candidate(item: Salient) -> Candidate:
-    long_line = item.text.startswith(ELLIPSIS) or item.text.endswith(ELLIPSIS)
-    return Candidate(item.number - 1, item.weight, snippet=item.text if long_line else None)
-
-
-def _edges(doc: Doc, items: list[Salient]) -> list[Candidate]:
-    """The closing line and the first and last diagnostic: always worth keeping."""
-    found: list[Candidate] = []
-    last = len(doc) - 1
-    while last >= 0 and doc.blank(last):
-        last -= 1
-    if last >= 0:
-        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1)))
-    diagnostics = sorted((i for i in items if i.kind in _DIAGNOSTIC), key=lambda s: s.start)
-    for item in diagnostics[:1] + diagnostics[-1:]:
-        candidate = _candidate(item)
-        candidate.weight = max(candidate.weight, EDGE_DIAGNOSTIC_WEIGHT)
-        found.append(candidate)
-    return found

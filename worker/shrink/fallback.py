@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.sanitize import sanitize
-from tersify.worker.shrink.engine import Plan, Reading, shrink_lines
+from tersify.worker.shrink.engine import Plan, shrink_lines
 from tersify.worker.shrink.files import summarize_file
 from tersify.worker.shrink.kinds import kind_of
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.textcut import clip, head_end, marker, tail_start
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from tersify.contract import LineRange, ToolType
 from tersify.text.signals import Kind
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import Plan, Reading, choose, shrink_lines
+from tersify.worker.shrink.engine import Plan, choose, shrink_lines
 from tersify.worker.shrink.hashlines import line_hash, source_lines
 from tersify.worker.shrink.lines import newlines_before
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.render import MARKER_COST, render
 from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.textcut import clip

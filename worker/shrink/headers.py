@@ -36,11 +36,12 @@ GENERIC_LEVEL = 5
 # Where a header may start, found by fast scans of the whole text (each led by a newline, so
 # the regex engine skips to the next newline at C speed); ``is_header`` decides each one.
 _MAYBE = re.compile(
-    r"\n(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
+    r"\n(?=[#@cdrv0-9A-Z+=*~\[_-])"  # the first chars below, tested at once: most lines fail here
+    r"(?=#|@@ |[Cc]ommit |diff |\+\+\+ |Index: |==> |\*\*\*|~~~|\[?v?\d+\.\d"
     r"|[Vv]ersion |[Rr]elease |[A-Z][A-Z0-9 /&_-]{2,60}\n"
     r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
 )  # make the line above them a candidate too
-_ENDS_IN_COLON = re.compile(r":[ \t]*\n")
+_ENDS_IN_COLON = re.compile(r":[ \t]*\n(?![ \t])")  # the line below not indented
 
 
 def is_header(lines: list[str], index: int) -> bool:
@@ -72,7 +73,7 @@ def find_headers(text: str, lines: list[str]) -> list[int]:
     # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
     for m in _ENDS_IN_COLON.finditer(text):
         at = text.rfind("\n", 0, m.start())
-        if text[at + 1] not in " \t" and text[m.end() : m.end() + 1] not in (" ", "\t"):
+        if text[at + 1] not in " \t":
             before.add(at)
     urgency = text.find("; urgency=")  # a Debian changelog entry
     while urgency != -1:

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from tersify.text.cut import safe_end, safe_start
 from tersify.text.signals import LONG_LINE, Kind, classify_line
-from tersify.worker.shrink.document import Doc, Hits
+from tersify.worker.shrink.document import Doc, Hits, spread
 from tersify.worker.shrink.kinds import ToolKind
 from tersify.worker.shrink.lines import LineLocator
 from tersify.worker.shrink.query import Query
-from tersify.worker.shrink.terms import TermWeights
+from tersify.worker.shrink.terms import TermWeights, rare_share
 from tersify.worker.shrink.textcut import ELLIPSIS
 from tersify.worker.shrink.worth import LineFeatures, first_worth, line_worth
 
@@ -86,20 +86,6 @@ def _snippet(text: str, start: int, end: int, pos: int) -> tuple[int, int, str]:
     return lo, hi, (ELLIPSIS if lo > start else "") + body + (ELLIPSIS if hi < end else "")
 
 
-def _spread(positions: list[int], limit: int) -> list[int]:
-    """At most about ``limit`` positions: all of the first and last tenth, an even spread between.
-
-    A flood of error lines (a 2 MB lint run) would otherwise cost seconds; the folded counts
-    then undercount, but the lines that differ still surface.
-    """
-    if len(positions) <= limit:
-        return positions
-    edge = limit // 10
-    middle = positions[edge : len(positions) - edge]
-    tail = positions[len(positions) - edge :]
-    return positions[:edge] + middle[:: len(middle) // (limit - 2 * edge) + 1] + tail
-
-
 def find_salient(doc: Doc, kind: ToolKind, query: Query) -> list[Salient]:
     """Salient lines of ``doc`` (sanitized), identical ones folded, most important first."""
     text = doc.text
@@ -114,7 +100,7 @@ def find_salient(doc: Doc, kind: ToolKind, query: Query) -> list[Salient]:
     locator = LineLocator(text)
     kinds: dict[str, Kind | None] = {}
     line_end = -1
-    for pos in _spread(hits.merged(kind.anchors), _MAX_CANDIDATES):
+    for pos in spread(hits.merged(kind.anchors), _MAX_CANDIDATES):
         if pos <= line_end:
             continue
         _, line_start, line_end = locator.locate(pos)
@@ -165,8 +151,9 @@ class _Entry:
     kind: Kind
     anchor: int
     count: int = 1
-    # The snippet and its query score when already computed (query lines are scored on sight).
-    shown: tuple[int, int, str, float] | None = None
+    # The snippet, its query score and its heaviest term's weight when already computed
+    # (query lines are scored on sight).
+    shown: tuple[int, int, str, float, float] | None = None
 
 
 def _score(
@@ -186,7 +173,8 @@ def _score(
         else:
             entry.count += 1
             entry.kind = max(entry.kind, kind)
-    if weights:
+    weighed = bool(weights)
+    if weighed:
         _add_query_lines(text, doc.hits, weights, spans, entries)
     kept = list(entries.values())
     if len(kept) > _MAX_ITEMS:
@@ -198,14 +186,15 @@ def _score(
         number += text.count("\n", counted, entry.start)
         counted = entry.start
         if entry.shown is not None:
-            lo, hi, shown, q = entry.shown
+            lo, hi, shown, q, best = entry.shown
         else:
             lo, hi, shown = _snippet(text, entry.start, entry.end, entry.anchor)
-            q = weights.score(low[lo:hi]) if weights else 0.0
+            held, best = weights.held(low[lo:hi]) if weighed else (0.0, 0.0)
+            q = held / weights.total if weighed else 0.0
         q *= length_norm(hi - lo, mean)
         # A rare query term (a CVE id, a dotted name found once) marks the line asked about:
         # it outranks the generic errors a log is full of; common terms add little.
-        rare = weights.rarity(low[lo:hi], units) if weights and q else 0.0
+        rare = rare_share(best, units) if weighed and q else 0.0
         features = LineFeatures(entry.kind, q, rare, entry.count)
         weight = line_worth(features)
         items.append(Salient(number, lo, hi, shown, entry.kind, weight, entry.count, features))
@@ -260,14 +249,16 @@ def _add_query_lines(
             seen.add(key)
         lo, hi, shown = _snippet(text, start, end, pos)
         window = low[lo:hi]
-        q = sum(w for t, w in terms if t in window) / total  # weights.score, total hoisted
+        found = [w for t, w in terms if t in window]  # weights.held, the items hoisted
+        q = sum(found) / total
+        best = max(found, default=0.0)
         # Keep a line holding a strong term even when the query has many other words.
-        if q < 0.2 and not any(w >= strong for t, w in terms if t in window):
+        if q < 0.2 and best < strong:
             continue
         fold_key = shown.strip()
         entry = entries.get(fold_key)
         if entry is None:
-            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos, shown=(lo, hi, shown, q))
+            entries[fold_key] = _Entry(start, end, Kind.QUERY, pos, shown=(lo, hi, shown, q, best))
         elif entry.start != start:
             entry.count += 1
 
@@ -286,7 +277,7 @@ def _query_positions(hits: Hits, weights: TermWeights, limit: int) -> list[int]:
     if not informative:
         return []
     # The rarest term always counts, however often it occurs.
-    rarest = _spread(list(hits.of(informative[0])), limit)
+    rarest = spread(list(hits.of(informative[0])), limit)
     others: list[int] = []
     for term in informative[1:]:
         more = _find_at_most(hits, term, _MAX_QUERY_POSITIONS - len(rarest) - len(others))
@@ -295,7 +286,7 @@ def _query_positions(hits: Hits, weights: TermWeights, limit: int) -> list[int]:
         others.extend(more)
     others.sort()
     room = limit - len(rarest)
-    return sorted(rarest + (_spread(others, room) if room > 0 else []))
+    return sorted(rarest + (spread(others, room) if room > 0 else []))
 
 
 def _find_at_most(hits: Hits, needle: str, most: int) -> list[int] | None:
@@ -304,6 +295,8 @@ def _find_at_most(hits: Hits, needle: str, most: int) -> list[int] | None:
     if known is not None:
         # A complete list unless the search stopped at its limit, far above ``most``.
         return known if len(known) <= most else None
+    if hits.count(needle) > most:  # counted once per text, at C speed
+        return None
     low = hits.low
     found: list[int] = []
     pos = low.find(needle)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from tersify.text.signals import CODE_FRAME, LONG_LINE, Kind, is_location_token, is_verdict
-from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.document import Doc, spread
 from tersify.worker.shrink.lines import LineLocator
 
 Add = Callable[[int, int, Kind, int], None]
@@ -23,7 +23,8 @@ _LOCATION_ANCHOR = re.compile(r":\d+:(?:\d+|\s)")
 # A linter's rule code after a location: "a.py:3:1: E0102:", "a.py:3:1: F821 " (E and F codes
 # are errors in pycodestyle, pyflakes and pylint alike; W codes warnings).
 _RULE_CODE = re.compile(r":\d+(?::\d+)?:? ([EFW])\d{3,4}\b")
-_MAX_RULE_LINES = 20_000
+MAX_LINES = 5_000
+"""Lines a pattern's matches are read on at most: past this they are an even spread."""
 TRACEBACK = "traceback (most recent call last)"
 _FRAME = re.compile(r'^\s+File "|^\s+at \S|^\s+\d+: |^\s+in ')
 _TAIL_LINES = 60
@@ -65,22 +66,19 @@ def command_lines(doc: Doc, add: Add) -> None:
         for line_start, line_end, kind in _traceback_lines(text, start):
             add(line_start, line_end, kind, line_start)
     line_end = -1
-    for match in _LOCATION_ANCHOR.finditer(text):
-        if match.start() <= line_end:
+    # A flood (every line a location) is read as an even spread of it: bounded work per text.
+    found = [m.start() for m in _LOCATION_ANCHOR.finditer(text)]
+    for at in spread(found, MAX_LINES):
+        if at <= line_end:
             continue
-        _, start, line_end = locator.locate(match.start())
-        before = text[max(start, match.start() - 200) : match.start()].split()
-        if (
-            before
-            and is_location_token(before[-1])
-            and not CODE_FRAME.match(text[start : match.start()])
-        ):
-            add(start, line_end, Kind.LOCATION, match.start())
-    for count, match in enumerate(_RULE_CODE.finditer(text)):
-        if count >= _MAX_RULE_LINES:
-            break
-        _, start, end = locator.locate(match.start())
-        add(start, end, Kind.WARNING if match.group(1) == "W" else Kind.ERROR, match.start())
+        _, start, line_end = locator.locate(at)
+        before = text[max(start, at - 200) : at].split()
+        if before and is_location_token(before[-1]) and not CODE_FRAME.match(text[start:at]):
+            add(start, line_end, Kind.LOCATION, at)
+    codes = {m.start(): m.group(1) for m in _RULE_CODE.finditer(text)}
+    for at in spread(list(codes), MAX_LINES):
+        _, start, end = locator.locate(at)
+        add(start, end, Kind.WARNING if codes[at] == "W" else Kind.ERROR, at)
     _add_tail_verdicts(text, add)
 
 

@@ -153,27 +153,36 @@ class TermWeights:
     """How much each query term is worth in one text: rare terms count, ubiquitous ones do not."""
 
     weights: dict[str, float] = field(default_factory=dict)
+    total: float = field(init=False)
+    """The score of a piece of text holding every term."""
 
-    @property
-    def total(self) -> float:
-        """The score of a piece of text holding every term."""
-        return sum(self.weights.values())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", sum(self.weights.values()))
 
     def __bool__(self) -> bool:
         return self.total > 0
+
+    def held(self, low: str) -> tuple[float, float]:
+        """The weight of the terms found in lower-cased ``low``, and the largest of them."""
+        found = [w for term, w in self.weights.items() if term in low]
+        return sum(found), max(found, default=0.0)
 
     def score(self, low: str) -> float:
         """The share (0..1) of the query's weight found in lower-cased ``low``."""
         total = self.total
         if total <= 0:
             return 0.0
-        return sum(w for term, w in self.weights.items() if term in low) / total
+        return self.held(low)[0] / total
 
     def rarity(self, low: str, units: int) -> float:
         """How rare (0..1) the rarest query term in lower-cased ``low`` is: 1 for a term found
         on one line (or record) of ``units``, near 0 for one found on most of them."""
-        best = max((w for term, w in self.weights.items() if term in low), default=0.0)
-        return min(1.0, best / math.log(max(units, 1) + 1))
+        return rare_share(self.held(low)[1], units)
+
+
+def rare_share(weight: float, units: int) -> float:
+    """How rare (0..1) a term of ``weight`` is among ``units`` lines: 1 for one on one line."""
+    return min(1.0, weight / math.log(max(units, 1) + 1))
 
 
 def weigh_terms(
@@ -190,9 +199,12 @@ def weigh_terms(
     units = max(units, 1)
     count_of = low_text.count if count is None else count
     weights: dict[str, float] = {}
+    absent: list[str] = []
     for term in terms:
-        found = count_of(term)
+        # A term holding an absent one is absent too ("keepalive" when "keep" is nowhere).
+        found = 0 if any(part in term for part in absent) else count_of(term)
         if found == 0:
+            absent.append(term)
             continue
         frequency = min(found, units)
         # A term on more than half of the units tells nothing apart.

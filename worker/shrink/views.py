@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 from tersify.contract import ToolType
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.engine import Plan, Reading, choose
+from tersify.worker.shrink.engine import Plan, choose
 from tersify.worker.shrink.kinds import kind_of
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote, plain_lines
+from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.render import render
 

@@ -59,7 +59,7 @@ INTENT_NOTE = (
 _FIELD_LIMIT = 2_000
 
 
-def _field(text: str | None) -> str:
+def header_field(text: str | None) -> str:
     """A one-line, sanitized, bounded header field."""
     if not text:
         return ""
@@ -100,7 +100,7 @@ def build_request(
     shape = answer_shape(tool_type)
     fence = Fence()
     fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    blocks = [fence.wrap(name, _field(value)) for name, value in fields.items() if value]
+    blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
     names = [name for name, value in fields.items() if value]
     body = view.body
     system = SYSTEM_TEMPLATE.format(

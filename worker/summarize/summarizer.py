@@ -23,7 +23,7 @@ from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.answers import compose, read_answer
 from tersify.worker.summarize.fit import fitted_request
-from tersify.worker.summarize.grounding import check_grounding
+from tersify.worker.summarize.grounding import Source, check_grounding, check_source
 from tersify.worker.summarize.prompts import SummaryPrompt
 
 log = structlog.get_logger("tersify.summarize")
@@ -41,6 +41,7 @@ class Outcome:
     output_tokens: int | None = None
     fallback_reason: FallbackReason | None = None
     fallback_detail: str | None = None
+    rerun_of: str | None = None  # the earlier run's output_ref, when this says what changed
 
 
 def fallback_outcome(
@@ -118,12 +119,22 @@ def summarize(
 
 class AnswerCheck:
     """Reads and checks each answer to one prompt (``ask``'s ``check``): keeps the summary
-    built from the answer it accepts, every answer's usage, and the answer it last refused."""
+    built from the answer it accepts, every answer's usage, and the answer it last refused.
 
-    def __init__(self, prompt: SummaryPrompt, job: PendingSummary, settings: Settings) -> None:
+    The prose is grounded in ``source`` when given (what the model was shown besides the
+    job's output), else in the job."""
+
+    def __init__(
+        self,
+        prompt: SummaryPrompt,
+        job: PendingSummary,
+        settings: Settings,
+        source: Source | None = None,
+    ) -> None:
         self.prompt = prompt
         self.job = job
         self.settings = settings
+        self.source = source
         self.text = ""
         self.completions: list[Completion] = []
         self.refused: tuple[Completion, ProviderError] | None = None
@@ -140,7 +151,7 @@ class AnswerCheck:
     def summary(self, completion: Completion) -> str:
         """The summary an answer makes: checked prose, then the lines it quotes, exactly."""
         answer = read_answer(completion, self.prompt.shape, self.prompt.view)
-        check_answer(answer.prose_text, self.job, self.settings)
+        check_answer(answer.prose_text, self.job, self.settings, self.source)
         text = compose(answer, self.prompt.view, self.settings.max_quote_chars)
         if len(text) >= len(self.job.output):
             raise ProviderError(
@@ -163,9 +174,12 @@ def ask_model(
     settings: Settings,
     deadline: float,
     first_model: str | None,
+    source: Source | None = None,
 ) -> Outcome:
-    """The model's summary of ``job``; an answer refused is sent back once with the reason."""
-    check = AnswerCheck(prompt, job, settings)
+    """The model's summary of ``job``; an answer refused is sent back once with the reason.
+
+    ``source``: what the prose is grounded in, when the model read more than the job."""
+    check = AnswerCheck(prompt, job, settings, source)
     request = prompt.request
     for attempt in (1, 2):
         try:
@@ -202,12 +216,17 @@ def correction(error: ProviderError) -> str:
     )
 
 
-def check_answer(text: str, job: PendingSummary, settings: Settings) -> None:
-    """Refuse an answer's prose over the summary cap, or making claims the output lacks."""
+def check_answer(
+    text: str, job: PendingSummary, settings: Settings, source: Source | None = None
+) -> None:
+    """Refuse an answer's prose over the summary cap, or making claims the output (or
+    ``source``, what the model was shown) lacks."""
     if len(text) > settings.max_summary_chars:
         raise ProviderError(
             FallbackReason.OVERSIZED,
             f"the prose is {len(text)} chars; the cap is {settings.max_summary_chars}",
         )
-    if text:
+    if text and source is not None:
+        check_source(text, source, settings)
+    elif text:
         check_grounding(text, job, settings)

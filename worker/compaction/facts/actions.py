@@ -1,9 +1,12 @@
 """Every agent's tool use in one form: what was asked (tool, arguments, command) and what came back.
 
-Tool calls come with their results (OpenAI, Anthropic and metadata shapes). Agents that act in
-text (mini-swe-agent, SWE-agent's classic format) write one fenced shell block per assistant
-turn and get the output back as the next user turn, opening with ``<returncode>N</returncode>``
-or ``OBSERVATION``; such a pair is an action too.
+Tool calls come with their results (OpenAI, Anthropic and metadata shapes). A call's shell
+command is read from its command-like field whatever the tool is called (``arguments.command``),
+or from the command literals of a code string that calls a shell (``cmd: "…"``). Agents that act
+in text write one fenced shell block per assistant turn and get the output back as the next user
+turn, opening with ``<returncode>N</returncode>`` or ``OBSERVATION``; such a pair is an action
+too. In a conversation with no tool calls at all, the assistant's edit blocks (a path line over
+``<<<<<<< SEARCH`` … ``>>>>>>> REPLACE``, or a fenced unified diff) are its edits.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 
 from tersify.chat.calls import shell_command
 from tersify.chat.messages import Role, Turn
+from tersify.worker.compaction.facts.arguments import command as shaped_command
+from tersify.worker.compaction.facts.arguments import is_path
 
 
 class Status(StrEnum):
@@ -66,22 +71,97 @@ _EXIT_PATTERNS = (
     re.compile(r"\bProcess exited with code (-?\d+)\b"),
     re.compile(r"^Exit code: (-?\d+)$", re.MULTILINE),
 )
+# A line that only states an exit code, whoever wrote it: "Exit Code: 1", "exit_code=2",
+# "<exit_code>0</exit_code>", "returncode: 1", "exit status 1", "<exited with exit code 1>",
+# "[The command completed with exit code 1.]".
+_EXIT_FIELD = re.compile(
+    r"^\s*(?:<(?:exit_?code|returncode)>\s*(-?\d+)\s*</(?:exit_?code|returncode)>|"
+    r"\W*(?:[A-Za-z]+ ){0,3}(?:exit(?:ed)?[ _-]?(?:with )?(?:exit )?(?:code|status)|"
+    r"(?:finished|completed|terminated) with (?:exit )?code|return[ _-]?code|returncode)"
+    r"\s*[:=]?\s*(-?\d+)\W*)\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code", "exit_status")
+_EDGE = 4000
+
+
+def states_exit_code(line: str) -> bool:
+    """True for a line that only states an exit code (a result's status, not an error)."""
+    return _EXIT_FIELD.fullmatch(line.strip()) is not None
+
+
+def _json_exit_code(output: str) -> int | None:
+    """The exit code of a JSON object result: a top-level or ``metadata`` exit-code field."""
+    try:
+        loaded = json.loads(output)
+    except ValueError:
+        return None
+    if not isinstance(loaded, dict):
+        return None
+    for holder in (loaded, loaded.get("metadata")):
+        if isinstance(holder, dict):
+            for key in _EXIT_KEYS:
+                code = holder.get(key)
+                if isinstance(code, int) and not isinstance(code, bool):
+                    return code
+    return None
 
 
 def _exit_code(output: str) -> int | None:
+    """The exit code a result states: in a known header, as a field line near its start or end,
+    or as a field of a JSON object result; None when it states none."""
     for pattern in (_RETURNCODE, *_EXIT_PATTERNS):
-        match = pattern.search(output[:4000])
+        match = pattern.search(output[:_EDGE])
         if match:
             return int(match.group(1))
+    edges = output if len(output) <= 2 * _EDGE else output[:_EDGE] + "\n" + output[-_EDGE:]
+    fields = list(_EXIT_FIELD.finditer(edges))
+    if fields:
+        last = fields[-1]
+        return int(last.group(1) or last.group(2))
     if output.lstrip().startswith("{"):
-        try:
-            loaded = json.loads(output)
-        except ValueError:
-            return None
-        meta = loaded.get("metadata") if isinstance(loaded, dict) else None
-        code = meta.get("exit_code") if isinstance(meta, dict) else None
-        return code if isinstance(code, int) else None
+        return _json_exit_code(output)
     return None
+
+
+_COMMAND_LITERAL = re.compile(
+    r"""["']?\b(?:cmd|command)["']?\s*:\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`)"""
+)
+_EDIT_BLOCK = re.compile(r"^<{7} SEARCH[ \t]*\n(.*?)^={7}[ \t]*\n(.*?)^>{7} REPLACE", re.M | re.S)
+_DIFF_FENCE = re.compile(r"^```(?:diff|patch|udiff)[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^\s*```")
+_PATCH_TEXT = re.compile(r"^\*\*\* Begin Patch|^\+\+\+ ", re.MULTILINE)
+
+
+def _literal(quoted: str) -> str:
+    """A string literal's value (JSON rules for double quotes, the usual escapes otherwise)."""
+    if quoted.startswith('"'):
+        try:
+            value = json.loads(quoted)
+        except ValueError:
+            return quoted[1:-1]
+        return value if isinstance(value, str) else quoted[1:-1]
+    body = quoted[1:-1]
+    return body.replace("\\n", "\n").replace("\\'", "'").replace("\\\\", "\\")
+
+
+def _code_commands(arguments: Mapping[str, Any]) -> str | None:
+    """The shell commands a code string calls (``exec({cmd: "…"})``), one a line, else None.
+
+    Only for calls whose arguments are that one code string."""
+    texts = [v for v in arguments.values() if isinstance(v, str) and v.strip()]
+    if len(texts) != 1 or len(arguments) > 2 or _PATCH_TEXT.search(texts[0]):
+        return None
+    found = [_literal(m.group(1)) for m in _COMMAND_LITERAL.finditer(texts[0][:20_000])]
+    lines = [c.strip() for c in found if c.strip()]
+    return "\n".join(lines) if lines else None
+
+
+def _command(tool: str, arguments: Mapping[str, Any]) -> str | None:
+    """The shell command of a call: a known shell tool's, else by the arguments' shape."""
+    if tool in SHELL_TOOLS:
+        return shell_command(arguments)
+    return shaped_command(arguments) or _code_commands(arguments)
 
 
 def _status(exit_code: int | None, is_error: bool, flagged: bool = False) -> Status:
@@ -144,7 +224,7 @@ def actions(turns: Sequence[Turn]) -> list[Action]:
         for call in turn.calls:
             arguments = call.input
             tool = call.name.rsplit("__", 1)[-1].lower()  # mcp__server__tool → tool
-            command = shell_command(arguments) if tool in SHELL_TOOLS else None
+            command = _command(tool, arguments)
             at, result = results.get(call.id, (index, None))
             output = result.content if result is not None else ""
             code = _exit_code(output) if result is not None else None
@@ -155,4 +235,34 @@ def actions(turns: Sequence[Turn]) -> list[Action]:
         text = _text_action(index, turn, reply)
         if text is not None:
             found.append(text)
+    if not any(turn.calls for turn in turns):
+        found += _text_edits(turns)
+        found.sort(key=lambda a: a.index)
+    return found
+
+
+def _edit_path(lines: list[str]) -> str | None:
+    """The path named on the last line before an edit block (a fence line passed over)."""
+    for line in reversed(lines[-3:]):
+        if not line.strip() or _FENCE.match(line):
+            continue
+        name = line.strip().strip("`*:#").strip()
+        return name if is_path(name) else None
+    return None
+
+
+def _text_edits(turns: Sequence[Turn]) -> list[Action]:
+    """The edit blocks of assistant texts, each an action whose arguments are its path and
+    replacement, or its diff (for conversations that act in text, with no tool calls)."""
+    found: list[Action] = []
+    for index, turn in enumerate(turns):
+        if turn.role is not Role.ASSISTANT:
+            continue
+        for block in _EDIT_BLOCK.finditer(turn.text):
+            path = _edit_path(turn.text[: block.start()].splitlines())
+            if path is not None:
+                arguments = {"path": path, "replace": block.group(2)}
+                found.append(Action(index, "text-edit", arguments))
+        for fence in _DIFF_FENCE.finditer(turn.text):
+            found.append(Action(index, "text-edit", {"patch": fence.group(1)}))
     return found

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tersify.worker.compaction.facts.actions import Action, Status
+from tersify.worker.compaction.facts.arguments import only_names_a_file
 from tersify.worker.compaction.facts.shell import parse_command, program
 
 _FILTERS = re.compile(r"(\s*2>&1)?(\s*\|\s*(head|tail|grep|less|cat|wc)\b[^|]*)*\s*$")
@@ -62,8 +63,8 @@ def _looks_only(command: str) -> bool:
 
 def prints_files(action: Action) -> bool:
     """True when the action shows files or search hits (its output is content, not a verdict)."""
-    if action.tool in _READ_TOOLS:
-        return True
+    if action.tool in _READ_TOOLS or only_names_a_file(action.arguments):
+        return True  # a read tool's, or a call naming one file and where to read it
     if action.tool in ("str_replace_editor", "str_replace_based_edit_tool"):
         return action.arguments.get("command") == "view"
     return action.command is not None and _looks_only(action.command)

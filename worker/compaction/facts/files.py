@@ -1,11 +1,13 @@
-"""Files changed (and files only read), from the edit tools and shell commands that touched them.
+"""Files changed (and files only read), from the tool calls and shell commands that touched them.
 
-Edit tools name their file in an argument (Claude Code's Edit/MultiEdit/Write/NotebookEdit,
-OpenHands' and SWE-agent's str_replace_editor, Gemini CLI's write_file/replace, Cursor's
-edit_file); Codex's apply_patch names them in its patch (``*** Update File: PATH``). Shell
-commands change files through ``sed -i``, redirections, ``tee``, ``git mv/rm``, ``rm``, ``mv``,
-``cp``, ``touch`` and ``git checkout/restore`` (a revert). Only real paths count: no flags,
-globs, variables, URLs or devices.
+By shape, whatever the tool is called (``arguments``): an object of a call's arguments holding a
+file path beside new content, a replacement or a list of edits; patch text in any argument
+(``*** Update File: PATH``, unified diff headers ``--- a/PATH`` / ``+++ b/PATH``, also inside a
+quoted string with its new lines escaped); a shell command that changes files through ``sed
+-i``, redirections, ``tee``, ``git mv/rm``, ``rm``, ``mv``, ``cp``, ``touch``, ``git
+checkout/restore`` (a revert) or a here-doc holding a patch. The edit tools of known agents
+(Edit, Write, str_replace_editor, apply_patch…) are read first by name: a fast path the shape
+rules do not need. Only real paths count: no flags, globs, variables, URLs or devices.
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tersify.worker.compaction.facts.actions import Action
+from tersify.worker.compaction.facts.arguments import (
+    is_path,
+    strings,
+    writes,
+)
 from tersify.worker.compaction.facts.shell import parse_command, program
+
+__all__ = ["FileChange", "changed_files", "is_path", "patch_changes", "read_files"]
 
 _EDIT_ARGUMENTS = {
     "edit": ("file_path", "path"),
@@ -41,14 +50,16 @@ _READ_ARGUMENTS = {
 _READ_PROGRAMS = frozenset({"cat", "nl", "head", "tail", "less", "more", "bat"})
 _PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$", re.MULTILINE)
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
+_DIFF_PAIR = re.compile(r"^--- (?:a/)?(\S+)[^\n]*\n\+\+\+ (?:b/)?(\S+)[^\n]*\n(?=@@)", re.MULTILINE)
+_ESCAPED_PATCH = re.compile(r"\*\*\* (?:Update|Add|Delete) File: [^\n]*?\\n|\\n\+\+\+ ")
 _HUNK = re.compile(r"^@@+ ?(.*?)\s*(?:@@.*)?$")
+_UNIFIED_HUNK = re.compile(r"^@@ -[\d,]+ \+[\d,]+ @@ ?(.*?)\s*$")
 _DEFINITION = re.compile(
     r"^\s*(?:async\s+)?(?:def|class|func|function|fn|struct|interface|type|impl)\s+"
     r"(?:\([^)]*\)\s*)?([A-Za-z_][\w]*)",
     re.MULTILINE,
 )
-_PATH = re.compile(r"^[\w.~@+/-][\w.~@+/,=-]*$")
-_NOT_PATH = re.compile(r"^(-|/dev/|/proc/|[a-z]+://)|[*?$`{}\[\]]")
+_NULL = "/dev/null"
 
 
 @dataclass(slots=True)
@@ -59,14 +70,6 @@ class FileChange:
     last: int
     verbs: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
-
-
-def is_path(token: str) -> bool:
-    """True for a token that names a file: a path-like word with a name, no flags or globs."""
-    if not token or len(token) > 300 or _NOT_PATH.search(token) or not _PATH.match(token):
-        return False
-    name = token.rstrip("/").rsplit("/", 1)[-1]
-    return bool(name) and name not in (".", "..") and ("." in name or "/" in token)
 
 
 def _argument(arguments: Mapping[str, Any], names: Iterable[str]) -> str | None:
@@ -86,8 +89,12 @@ def _definitions(*texts: Any) -> list[str]:
     return []
 
 
-def _tool_changes(action: Action) -> list[tuple[str, str, list[str]]]:
-    """(path, verb, places) for an edit tool's call."""
+Change = tuple[str, str, list[str]]
+"""A file changed: its path, how (a verb), where (function names or hunk headers)."""
+
+
+def _known_tool(action: Action) -> list[Change]:
+    """(path, verb, places) for the call of a known edit tool (the fast path)."""
     args, tool = action.arguments, action.tool
     if tool in _EDITORS:
         if str(args.get("command")) not in _EDITOR_WRITES:
@@ -96,9 +103,6 @@ def _tool_changes(action: Action) -> list[tuple[str, str, list[str]]]:
         verb = "created" if args.get("command") == "create" else "edited"
         places = _definitions(args.get("new_str"), args.get("old_str"), args.get("file_text"))
         return [(path, verb, places)] if path else []
-    if tool == "apply_patch" or (tool in ("patch",) and "input" in args):
-        patch = args.get("input") or args.get("patch") or ""
-        return _patch_changes(patch if isinstance(patch, str) else "")
     names = _EDIT_ARGUMENTS.get(tool)
     path = _argument(args, names) if names else None
     if path is None:
@@ -114,9 +118,42 @@ def _tool_changes(action: Action) -> list[tuple[str, str, list[str]]]:
     return [(path, verb, places)]
 
 
-def _patch_changes(patch: str) -> list[tuple[str, str, list[str]]]:
-    """The files of an apply_patch patch, each with its hunk headers."""
-    found: list[tuple[str, str, list[str]]] = []
+def _shaped(action: Action) -> list[Change]:
+    """(path, verb, places) read from the shape of a call's arguments, whatever its name:
+    a path beside new content or a change, and patch text in any string."""
+    found: list[Change] = []
+    content: set[str] = set()
+    for write in writes(action.arguments):
+        patched = write.verb == "edited" and _is_patch(write.texts)
+        places = [] if patched else _definitions(*write.texts)
+        found.append((write.path, write.verb, places))
+        if write.verb != "edited":
+            content.update(write.texts)  # a file's new text: a patch in it is not applied
+    for text in strings(action.arguments):
+        if text not in content:
+            found += patch_changes(text)
+    return found
+
+
+def _is_patch(texts: Iterable[str]) -> bool:
+    return any(_PATCH_FILE.search(t) or _DIFF_PAIR.search(t) for t in texts)
+
+
+def patch_changes(text: str) -> list[Change]:
+    """The files a patch names, each with its hunk headers: ``*** Update File:`` patches and
+    unified diffs, also inside a quoted string whose new lines are escaped (``\\n``)."""
+    if _ESCAPED_PATCH.search(text):
+        text = text.replace("\\n", "\n").replace('\\"', '"')
+    if "*** " in text:
+        found = _marked_patch(text)
+        if found:
+            return found
+    return _unified_diff(text) if "+++ " in text else []
+
+
+def _marked_patch(patch: str) -> list[Change]:
+    """The files of a ``*** Begin Patch`` patch, each with its hunk headers."""
+    found: list[Change] = []
     marks = list(_PATCH_FILE.finditer(patch))
     for i, mark in enumerate(marks):
         body = patch[mark.end() : marks[i + 1].start() if i + 1 < len(marks) else len(patch)]
@@ -129,22 +166,36 @@ def _patch_changes(patch: str) -> list[tuple[str, str, list[str]]]:
     return [f for f in found if is_path(f[0])]
 
 
-def _shell_changes(command: str) -> list[tuple[str, str, list[str]]]:
+def _unified_diff(diff: str) -> list[Change]:
+    """The files of a unified diff: each ``---``/``+++`` pair followed by a hunk."""
+    found: list[Change] = []
+    pairs = list(_DIFF_PAIR.finditer(diff))
+    for i, pair in enumerate(pairs):
+        old, new = pair.group(1), pair.group(2)
+        body = diff[pair.end() : pairs[i + 1].start() if i + 1 < len(pairs) else len(diff)]
+        lines = body.splitlines()[:400]
+        hunks = [h.group(1) for line in lines if (h := _UNIFIED_HUNK.match(line))]
+        if new == _NULL:
+            found.append((old, "deleted", []))
+        else:
+            verb = "created" if old == _NULL else "edited"
+            found.append((new, verb, [h for h in hunks if h][:2]))
+    return [f for f in found if is_path(f[0])]
+
+
+def _shell_changes(command: str) -> list[Change]:
     """(path, verb, places) for the files a shell command line changes."""
     parsed = parse_command(command)
-    found: list[tuple[str, str, list[str]]] = [
-        (t, "written by shell", []) for t in parsed.redirects
-    ]
+    found: list[Change] = [(t, "written by shell", []) for t in parsed.redirects]
     for words in parsed.commands:
         name, args = program(words)
         found += _program_changes(name, args)
     for body in parsed.heredocs:
-        if "*** Begin Patch" in body:
-            found += _patch_changes(body)
+        found += patch_changes(body)
     return [(p, v, w) for p, v, w in found if is_path(p)]
 
 
-def _program_changes(name: str, args: list[str]) -> list[tuple[str, str, list[str]]]:
+def _program_changes(name: str, args: list[str]) -> list[Change]:
     plain = [a for a in args if not a.startswith("-")]
     if name == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
         script_given = any(a in ("-e", "--expression", "-f") for a in args)
@@ -161,9 +212,7 @@ def _program_changes(name: str, args: list[str]) -> list[tuple[str, str, list[st
     if name == "rm":
         return [(f, "deleted", []) for f in plain]
     if name in ("mv", "cp") and len(plain) == 2:
-        pair: list[tuple[str, str, list[str]]] = [
-            (plain[1], "copied here" if name == "cp" else "moved here", [])
-        ]
+        pair: list[Change] = [(plain[1], "copied here" if name == "cp" else "moved here", [])]
         return pair + ([(plain[0], "moved away", [])] if name == "mv" else [])
     if name == "touch":
         return [(f, "created", []) for f in plain]
@@ -174,10 +223,14 @@ def changed_files(actions: Sequence[Action]) -> list[FileChange]:
     """The files the actions changed, the most recently changed first."""
     changes: dict[str, FileChange] = {}
     for action in actions:
-        found = _tool_changes(action)
+        found = _known_tool(action) or _shaped(action)
         if action.command:
             found += _shell_changes(action.command)
+        done: set[str] = set()
         for path, verb, places in found:
+            if path in done:
+                continue  # one call, one change per file (a patch is seen in a shell command too)
+            done.add(path)
             change = changes.setdefault(path, FileChange(path, action.index))
             change.last = action.index
             change.verbs.append(verb)

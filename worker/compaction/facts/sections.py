@@ -4,7 +4,10 @@ The same sections, made the same way, go into the extractive summary and, verbat
 model's: Files Changed, Errors, Tests, Commands, Task State, Decisions and Files Read. When they
 do not all fit, each section gets a share of the budget by weight (what one section does not
 need goes to the others) and keeps its items in rank order: the most recent and the most
-important first, then a line saying how many were left out.
+important first, then a line saying how many were left out. Beside a model's narrative only the
+facts it dropped are appended (``Section.without``): an item whose key (an error line, a test
+id, a command, a request, a decision) the narrative states verbatim is not repeated, so the room
+goes to the others; the list of files changed is always appended whole.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ MIN_FACTS_CHARS = 1000
 _REQUEST_CHARS = 300
 _SHORTEST_LINE = 24
 _COMMAND_CHARS = 160
-_SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/")  # noqa: S108 (paths named, none opened)
+_SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/")  # noqa: S108
+_SHORTEST_KEY = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +53,19 @@ class Section:
     heading: str
     lines: tuple[str, ...]
     short: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()  # per line: the fact it states ("" for none), for ``without``
+
+    def without(self, text: str) -> Section:
+        """The section less the lines whose key ``text`` states verbatim (case and white space
+        aside): what a narrative dropped. Lines without a key, or with a short one, stay."""
+        said = _normal(text)
+        kept = [
+            (line, key)
+            for line, key in zip(self.lines, self.keys or ("",) * len(self.lines), strict=True)
+            if len(key) < _SHORTEST_KEY or _normal(key) not in said
+        ]
+        lines = tuple(line for line, _ in kept)
+        return Section(self.heading, lines, self.short, tuple(k for _, k in kept))
 
     def render(self, budget: int) -> str:
         """The section within ``budget`` chars: as many lines as fit (the first one shortened
@@ -84,6 +101,10 @@ class Section:
         return Section(self.heading, self.short).size if self.short else 0
 
 
+def _normal(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
 def _verbs(change: FileChange) -> str:
     counts = Counter(change.verbs)
     return ", ".join(f"{v} ×{n}" if n > 1 else v for v, n in counts.items())
@@ -101,16 +122,21 @@ def _scratch(changes: Sequence[FileChange]) -> list[str]:
 
 
 def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]:
+    """One line a file, the files under temporary directories together on the last line."""
     scratch = _scratch(changes)
+    temporary = [c.path for c in changes if c.path.startswith(_SCRATCH_PREFIXES)]
     lines = [
         f"- {c.path}"
         if brief
         else f"- {c.path}: {_verbs(c)}" + (f" ({', '.join(c.places)})" if c.places else "")
         for c in changes
-        if c.path not in scratch
+        if c.path not in scratch and c.path not in temporary
     ]
     if scratch:
         lines.append(f"- created, then deleted: {', '.join(scratch)}")
+    kept = [p for p in temporary if p not in scratch]
+    if kept:
+        lines.append(f"- in temporary directories: {', '.join(kept)}")
     return lines
 
 
@@ -118,47 +144,63 @@ def _command(command: str | None) -> str:
     return f"`{elide(' '.join((command or '').split()), _COMMAND_CHARS)}`" if command else ""
 
 
-def _error_lines(errors: Sequence[SeenError]) -> list[str]:
+Item = tuple[str, str]
+"""A section's line and its key: the fact it states, as a narrative would state it."""
+
+
+def _error_lines(errors: Sequence[SeenError]) -> list[Item]:
     ordered = sorted(errors, key=lambda e: (e.resolved, -e.index))
     return [
-        f"- {'[resolved] ' if e.resolved else ''}{e.line}"
-        + (f" ← {_command(e.command)}" if e.command else "")
-        + (f" (×{e.count})" if e.count > 1 else "")
+        (
+            f"- {'[resolved] ' if e.resolved else ''}{e.line}"
+            + (f" ← {_command(e.command)}" if e.command else "")
+            + (f" (×{e.count})" if e.count > 1 else ""),
+            e.line,
+        )
         for e in ordered
     ]
 
 
-def _test_lines(states: Sequence[TestState], summary: str | None) -> list[str]:
-    failing = [f"- FAILED {s.test}" for s in states if s.state == "failed"]
+def _test_lines(states: Sequence[TestState], summary: str | None) -> list[Item]:
+    failing = [(f"- FAILED {s.test}", s.test) for s in states if s.state == "failed"]
     passed = [s.test for s in states if s.state == "passed"]
-    lines = [f"- last run: {elide(summary, 240)}"] if summary else []
+    lines = [(f"- last run: {elide(summary, 240)}", "")] if summary else []
     lines += failing
     if passed:
-        lines.append(f"- passed ({len(passed)}): {elide(', '.join(passed), 600)}")
+        lines.append((f"- passed ({len(passed)}): {elide(', '.join(passed), 600)}", ""))
     return lines
 
 
-def _run_lines(runs: Sequence[CommandRun]) -> list[str]:
+def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
     def ended(run: CommandRun) -> str:
         if run.exit_code is not None:
             return f"exit {run.exit_code}"
         return {Status.OK: "ok", Status.FAILED: "failed", Status.UNKNOWN: "ran"}[run.status]
 
     return [
-        f"- {_command(r.command)} → {ended(r)}" + (f" (×{r.runs})" if r.runs > 1 else "")
+        (
+            f"- {_command(r.command)} → {ended(r)}" + (f" (×{r.runs})" if r.runs > 1 else ""),
+            r.command,
+        )
         for r in runs
     ]
 
 
-def _task_lines(asks: Sequence[tuple[int, str]], items: Sequence[PlanItem]) -> list[str]:
-    shown = list(dict.fromkeys([*asks[:1], *asks[-4:]]))
-    lines = [f"- request: {elide(' '.join(text.split()), _REQUEST_CHARS)}" for _, text in shown]
+def _task_lines(asks: Sequence[tuple[int, str]], items: Sequence[PlanItem]) -> list[Item]:
+    shown = list(dict.fromkeys(text for _, text in [*asks[:1], *asks[-4:]]))  # once each
+    lines = [
+        (f"- request: {elide(' '.join(text.split()), _REQUEST_CHARS)}", text) for text in shown
+    ]
     open_items = [i for i in items if i.open]
     if items:
-        lines.append(f"- plan: {len(items) - len(open_items)} of {len(items)} items done")
-    lines += [f"- [{i.state}] {elide(i.text, 200)}" for i in open_items]
-    lines += [f"- [{i.state}] {elide(i.text, 200)}" for i in items if not i.open]
+        lines.append((f"- plan: {len(items) - len(open_items)} of {len(items)} items done", ""))
+    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in open_items]
+    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in items if not i.open]
     return lines
+
+
+def _keyed(heading: str, items: Sequence[Item]) -> Section:
+    return Section(heading, tuple(line for line, _ in items), keys=tuple(k for _, k in items))
 
 
 def sections(turns: Sequence[Turn]) -> list[Section]:
@@ -166,16 +208,15 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
     found = actions(turns)
     changes = changed_files(found)
     states, summary = states_of_tests(found)
+    read = read_files(found, [c.path for c in changes])
     built = [
         Section("Files Changed", tuple(_file_lines(changes)), tuple(_file_lines(changes, True))),
-        Section("Errors", tuple(_error_lines(seen_errors(found)))),
-        Section("Tests", tuple(_test_lines(states, summary))),
-        Section("Commands", tuple(_run_lines(command_runs(found)))),
-        Section("Task State", tuple(_task_lines(requests(turns), plan(found, turns)))),
-        Section("Decisions", tuple(f"- {text}" for _, text in decisions(turns))),
-        Section(
-            "Files Read", tuple(f"- {p}" for p in read_files(found, [c.path for c in changes]))
-        ),
+        _keyed("Errors", _error_lines(seen_errors(found))),
+        _keyed("Tests", _test_lines(states, summary)),
+        _keyed("Commands", _run_lines(command_runs(found))),
+        _keyed("Task State", _task_lines(requests(turns), plan(found, turns))),
+        _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns)]),
+        _keyed("Files Read", [(f"- {p}", p) for p in read]),
     ]
     return [s for s in built if s.lines]
 

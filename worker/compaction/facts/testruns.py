@@ -1,9 +1,13 @@
 """The last known state of each test the runners reported, and the last summary line of a run.
 
-Read from tool results: pytest (``path::test PASSED``, ``FAILED path::test - …``), unittest and
-Django (``FAIL: test (module.Class)``, ``test (module.Class) ... ok``), Go (``--- FAIL: TestX``),
-cargo (``test a::b ... FAILED``) and the ✓/✕ lines of JavaScript runners. A test that failed
-is taken as passing when a later run of the same command reports no failure at all.
+A test is a test id with a verdict on one line of a tool result, in the shapes runners print:
+``path::test PASSED`` and ``FAILED path::test - …``; ``FAIL: test (module.Class)`` and ``test
+(module.Class) ... ok``; ``--- FAIL: TestX``; ``test a::b ... FAILED``; TAP's ``ok 3 - name`` and
+``not ok 4 name``; a verdict word then a test file or package (``PASS src/a.test.ts``, ``FAIL
+pkg/x 0.1s``, ``ok  pkg/x 0.1s``); a bracketed verdict before a name (``[PASS] name``); a
+verdict word before a name and a duration (``Passed Name [12 ms]``); and the check and cross
+marks of JavaScript runners (``✓ name``, ``✕ name``). A test that failed is taken as passing
+when a later run of the same command reports no failure at all.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from tersify.worker.compaction.facts.commands import normalized
 _PASS, _FAIL, _SKIP = "passed", "failed", "skipped"
 _STATES = {
     "PASSED": _PASS, "PASS": _PASS, "ok": _PASS, "XPASS": _PASS, "✓": _PASS, "√": _PASS,
-    "FAILED": _FAIL, "FAIL": _FAIL, "ERROR": _FAIL, "✕": _FAIL, "×": _FAIL,
-    "SKIPPED": _SKIP, "SKIP": _SKIP, "XFAIL": _SKIP, "ignored": _SKIP,
+    "✔": _PASS, "Passed": _PASS,
+    "FAILED": _FAIL, "FAIL": _FAIL, "ERROR": _FAIL, "✕": _FAIL, "×": _FAIL, "✗": _FAIL,
+    "✖": _FAIL, "not ok": _FAIL, "Failed": _FAIL,
+    "SKIPPED": _SKIP, "SKIP": _SKIP, "XFAIL": _SKIP, "ignored": _SKIP, "Skipped": _SKIP,
 }  # fmt: skip
 _LINES = (
     (re.compile(r"^([\w./-]+\.\w+::\S+)\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b"), 1, 2),
@@ -28,13 +34,21 @@ _LINES = (
     (re.compile(r"^(\w+) \(([\w.]+)\)(?: \.\.\.|\n)\s*(ok|FAIL|ERROR)\b"), (2, 1), 3),
     (re.compile(r"^\s*--- (FAIL|PASS|SKIP): (\S+)"), 2, 1),
     (re.compile(r"^test (\S+) \.\.\. (ok|FAILED|ignored)\b"), 1, 2),
-    (re.compile(r"^\s*(✓|✕|×|√)\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$"), 2, 1),
+    (re.compile(r"^\s*(✓|✕|×|√|✔|✗|✖)\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?$"), 2, 1),
+    (re.compile(r"^\s*ok \d+(?: -)? (.+?)\s+#\s*(SKIP)\b"), 1, 2),
+    (re.compile(r"^\s*(not ok|ok) \d+(?: -)? (.+?)(?:\s+#\s*(?:SKIP|TODO)\b.*)?$"), 2, 1),
+    (re.compile(r"^\s*(PASS|FAIL)\s+([\w./@-]+\.\w+)(?:\s+\(?[\d.]+\s*m?s\)?)?\s*$"), 2, 1),
+    (re.compile(r"^(ok|FAIL)\s+([\w.-]+(?:/[\w.-]+)+)\s+(?:\(cached\)|[\d.]+s)"), 2, 1),
+    (re.compile(r"^\s*\[(PASS|FAIL|SKIP)(?:ED)?\]\s+(\S.*?)\s*$"), 2, 1),
+    (re.compile(r"^\s*(Passed|Failed|Skipped)\s+(\S+)\s+\[[\d.,<>\s]*m?s\]"), 2, 1),
 )
 _SUMMARY = re.compile(
     r"^(?:=+ )?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
     r"(?:, )?)+)(?: in [\d.]+s)?(?: =+)?$|^(FAILED \((?:failures|errors)=\d+.*\)|OK(?: \(.*\))?)$"
 )
-FAILING = re.compile(r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED \(|^--- FAIL|^FAIL\b", re.M)
+FAILING = re.compile(
+    r"\b[1-9]\d* (?:failed|errors?)\b|^FAILED \(|^--- FAIL|^FAIL\b|^not ok \d", re.M
+)
 
 
 @dataclass(frozen=True, slots=True)
