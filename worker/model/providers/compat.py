@@ -25,6 +25,7 @@ from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
 from tersify.worker.model.providers.base import ModelRequest
 from tersify.worker.model.providers.checks import is_loopback
+from tersify.worker.model.providers.remote import USER_AGENT
 
 ResponseFormat = Literal["json_schema", "json_object", "text"]
 FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "text")
@@ -126,7 +127,7 @@ def describe(base_url: str, timeout: float = DESCRIBE_SECONDS) -> int | None:
     models = base_url.rstrip("/") + "/models"
     for url, read in ((root + "/props", _props_window), (models, _models_window)):
         try:
-            answer = httpx.get(url, timeout=timeout)
+            answer = httpx.get(url, timeout=timeout, headers={"user-agent": USER_AGENT})
             window = read(answer.json()) if answer.is_success else None
         except (httpx.HTTPError, ValueError):
             window = None
