@@ -20,6 +20,7 @@ from tests.fakemodel.behaviours import (
     Malformed,
     Ok,
     Oversized,
+    Quoting,
     Raw,
     RecordedRequest,
     SlowDrip,
@@ -358,8 +359,9 @@ class FakeModelServer:
             case _:
                 pass
         text = answer_text(behaviour, wire.user_text(parsed))
-        if isinstance(behaviour, Ok | Empty | Oversized | Structured | Verbatim):
-            delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
+        if isinstance(behaviour, Ok | Quoting | Empty | Oversized | Structured | Verbatim):
+            own = behaviour.latency if isinstance(behaviour, Ok | Quoting) else 0.0
+            delay = self.latency + own
             if delay > 0:
                 await asyncio.sleep(delay)
         payload = self._payload(wire, parsed, behaviour, text)

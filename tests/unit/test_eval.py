@@ -89,6 +89,19 @@ def test_model_input_reads_a_fact_across_lines_through_their_numbers(tmp_path: P
     assert report.overall.kept == 1
 
 
+def test_model_input_is_the_union_of_every_window_up_to_the_ceiling(tmp_path: Path) -> None:
+    plain = "step 3700 reached checkpoint k-3700"  # nothing marks it: only a full read keeps it
+    log = "".join(f"step {i} reached checkpoint k-{i}\n" for i in range(8000))
+    _write_case(tmp_path, "long", log, must_keep=[plain])
+    cases = load_cases(tmp_path, ["long"])
+    windows = evaluate(cases, EvalMethod.MODEL_INPUT, 50_000, read_max_chars=400_000)
+    one = evaluate(cases, EvalMethod.MODEL_INPUT, 50_000, read_max_chars=50_000)
+    assert windows.overall.kept == 1 and one.overall.kept == 0
+    sent = windows.results[0].chars_out
+    # every line once, numbered (short lines: ~15 % more), and each window's instructions
+    assert len(log) < sent < 1.3 * len(log) and one.results[0].chars_out <= 55_000
+
+
 def test_the_json_report_has_totals_per_type_breakdown_and_one_result_per_case(
     corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

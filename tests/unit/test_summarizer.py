@@ -36,7 +36,9 @@ LOG[199] = "tests/test_app.py::test_login FAILED"
 LOG[200] = "E   AssertionError: expected 200, got 401 from /api/login"
 LOG.append("=========== 1 failed, 299 passed in 4.21s ===========")
 OUTPUT = "\n".join(LOG)
-SETTINGS = Settings(max_model_input_chars=4000, model_retry_base_seconds=0.0)
+SETTINGS = Settings(
+    model_window_chars=4000, model_read_max_chars=4000, model_retry_base_seconds=0.0
+)
 Summarize = Callable[..., Outcome]
 
 

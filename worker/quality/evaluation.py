@@ -7,17 +7,22 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from tersify.classify import classify
 from tersify.contract import PendingSummary, ToolType
+from tersify.settings import Settings
 from tersify.worker.quality.bm25 import bm25_lines
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.positions import at_edge
 from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of
-from tersify.worker.summarize.prompts import build_request
+from tersify.worker.summarize.sending import opening_prompts
 
-_LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
+READ_MAX_CHARS = 400_000
+"""What a job reads in all by default (``TERSIFY_MODEL_READ_MAX_CHARS``)."""
+
+_LINE_LABEL = re.compile(r"^\d+(?:#[0-9a-f]{2})?\|", re.MULTILINE)
 
 
 class EvalMethod(StrEnum):
@@ -49,7 +54,12 @@ def keep_rate(kept_total: int, must_total: int) -> float:
 
 
 def shrink(
-    case: Case, tool_type: ToolType, method: EvalMethod, budget: int, max_summary_chars: int = 800
+    case: Case,
+    tool_type: ToolType,
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> str:
     """The text ``method`` makes of ``case`` at ``budget`` chars; for model-input, the request."""
     if method is EvalMethod.HEAD:
@@ -64,6 +74,18 @@ def shrink(
         return bm25_lines(case.output, case.query, budget)
     if method is EvalMethod.MODEL:
         raise ValueError("model answers are scored by tersify.worker.quality.modeleval")
+    return model_input(case, tool_type, budget, max_summary_chars, read_max_chars)[0]
+
+
+def model_input(
+    case: Case,
+    tool_type: ToolType,
+    window_chars: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
+) -> tuple[str, int]:
+    """The union of every request a job sends before any answer (its one request, or every
+    window's), read through the line numbers, and the characters those requests hold."""
     job = PendingSummary.build(
         deadline_seconds=60,
         session_id="eval",
@@ -72,12 +94,24 @@ def shrink(
         output=case.output,
         query=case.query,
     )
-    request = build_request(
-        job, tool_type, max_input_chars=budget, max_summary_chars=max_summary_chars
-    ).request
+    settings = _settings(window_chars, max_summary_chars, read_max_chars)
+    prompts = opening_prompts(job, tool_type, settings)
     # A fact the model never sees cannot be in its answer: score everything that is sent,
     # read through the line numbers in front of each line (a fact may span lines).
-    return request.system + "\n" + _LINE_LABEL.sub("", request.user)
+    sent = [p.request.system + "\n" + p.request.user for p in prompts]
+    scored = "\n".join(
+        p.request.system + "\n" + _LINE_LABEL.sub("", p.request.user) for p in prompts
+    )
+    return scored, sum(map(len, sent))
+
+
+@cache
+def _settings(window_chars: int, max_summary_chars: int, read_max_chars: int) -> Settings:
+    return Settings(
+        model_window_chars=window_chars,
+        model_read_max_chars=read_max_chars,
+        max_summary_chars=max_summary_chars,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,12 +276,21 @@ class Report:
 
 
 def evaluate_case(
-    case: Case, method: EvalMethod, budget: int, max_summary_chars: int = 800
+    case: Case,
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> CaseResult:
-    """Classify ``case`` as the worker would, shrink it by that type and score the result."""
+    """Classify ``case`` as the worker would, shrink it by that type and score the result
+    (for model-input, ``chars_out`` is every character the requests send)."""
     tool_type = classify(case.tool_name, case.command, case.output)
     started = time.perf_counter()
-    text = shrink(case, tool_type, method, budget, max_summary_chars)
+    if method is EvalMethod.MODEL_INPUT:
+        text, sent = model_input(case, tool_type, budget, max_summary_chars, read_max_chars)
+    else:
+        text = shrink(case, tool_type, method, budget, max_summary_chars)
+        sent = len(text)
     seconds = time.perf_counter() - started
     lost = missing(text, case.must_keep)
     middle = [item for item in case.must_keep if not at_edge(case.output, item)]
@@ -259,7 +302,7 @@ def evaluate_case(
         total=len(case.must_keep),
         missing=tuple(lost),
         chars_in=len(case.output),
-        chars_out=len(text),
+        chars_out=sent,
         seconds=seconds,
         family=case.family,
         middle_kept=sum(1 for item in middle if item not in lost),
@@ -268,8 +311,15 @@ def evaluate_case(
 
 
 def evaluate(
-    cases: Iterable[Case], method: EvalMethod, budget: int, max_summary_chars: int = 800
+    cases: Iterable[Case],
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> Report:
-    """Score ``method`` at ``budget`` chars over every case."""
-    results = tuple(evaluate_case(c, method, budget, max_summary_chars) for c in cases)
+    """Score ``method`` at ``budget`` chars over every case (model-input: ``budget`` is one
+    request's window, ``read_max_chars`` what a job reads in all)."""
+    results = tuple(
+        evaluate_case(c, method, budget, max_summary_chars, read_max_chars) for c in cases
+    )
     return Report(method=method, budget=budget, results=results)

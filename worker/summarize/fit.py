@@ -1,6 +1,7 @@
 """A summary request sized to the model's context window, where the provider knows it.
 
-The output's view is cut to ``TERSIFY_MAX_MODEL_INPUT_CHARS``; when the provider knows a
+The output's view is cut to one window (``TERSIFY_MODEL_WINDOW_CHARS``, at most
+``TERSIFY_MODEL_READ_MAX_CHARS``); when the provider knows a
 smaller window (``Provider.fitting_chars``: set, read from the server, or learned from a
 refusal), the view is cut again, in proportion, until the user message fits (a few passes at
 most).
@@ -22,7 +23,7 @@ def fitted_request(
     job: PendingSummary, tool_type: ToolType, settings: Settings, provider: Provider
 ) -> SummaryPrompt:
     """``job``'s summary request, its output view cut to fit ``provider``'s window."""
-    limit = settings.max_model_input_chars
+    limit = min(settings.model_window_chars, settings.model_read_max_chars)
     prompt = _built(job, tool_type, settings, limit)
     for _ in range(PASSES):
         room = provider.fitting_chars(prompt.request)
