@@ -16,7 +16,7 @@ from tersify.settings import Settings
 from tersify.worker.quality.bm25 import bm25_lines
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.positions import at_edge
-from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of
+from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of, mapped_lines
 from tersify.worker.summarize.sending import opening_prompts
 
 READ_MAX_CHARS = 400_000
@@ -32,6 +32,7 @@ class EvalMethod(StrEnum):
     HEAD_TAIL = "head-tail"
     FALLBACK = "fallback"
     EXTRACTIVE = "extractive"
+    RULES = "rules"  # the extractive summary with the rules' hand-set worths, no ranker
     MODEL_INPUT = "model-input"
     BM25 = "bm25"
     MODEL = "model"  # real model answers: scored by ``quality.modeleval``, not shrunk here
@@ -70,6 +71,8 @@ def shrink(
         return fallback_truncate(case.output, tool_type, budget, case.query)
     if method is EvalMethod.EXTRACTIVE:
         return extract(case.output, tool_type, budget, case.query)
+    if method is EvalMethod.RULES:
+        return extract(case.output, tool_type, budget, case.query, ranker=None)
     if method is EvalMethod.BM25:
         return bm25_lines(case.output, case.query, budget)
     if method is EvalMethod.MODEL:
@@ -130,6 +133,8 @@ class CaseResult:
     family: str = ""
     middle_kept: int = 0
     middle_total: int = 0
+    mapped: int = 0
+    """Missed facts whose line lies in a region the summary's map names (``leftout``)."""
 
     def as_json(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
@@ -147,6 +152,7 @@ class CaseResult:
             "seconds": round(self.seconds, 6),
             "middle_kept": self.middle_kept,
             "middle_total": self.middle_total,
+            "missing_mapped": self.mapped,
         }
 
 
@@ -163,6 +169,7 @@ class Tally:
     seconds: float
     middle_kept: int = 0
     middle_total: int = 0
+    mapped: int = 0
 
     @classmethod
     def of(cls, results: Iterable[CaseResult]) -> Tally:
@@ -178,6 +185,7 @@ class Tally:
             seconds=sum(r.seconds for r in rows),
             middle_kept=sum(r.middle_kept for r in rows),
             middle_total=sum(r.middle_total for r in rows),
+            mapped=sum(r.mapped for r in rows),
         )
 
     @property
@@ -221,6 +229,7 @@ class Tally:
             "ms_per_case": round(self.ms_per_case, 3),
             "middle": _part(self.middle_kept, self.middle_total),
             "edge": _part(self.kept - self.middle_kept, self.total - self.middle_total),
+            "missing_mapped": _part(self.mapped, self.total - self.kept),
         }
 
 
@@ -271,7 +280,8 @@ class Report:
             f"budget={self.budget} classified={t.classification_correct}/{t.cases} "
             f"chars_out={t.chars_out} ratio={t.ratio:.3f} ms_per_case={t.ms_per_case:.1f} "
             f"middle={t.middle_kept}/{t.middle_total} ({t.middle_percent:.1f}%) "
-            f"edge={t.kept - t.middle_kept}/{t.total - t.middle_total} ({t.edge_percent:.1f}%)"
+            f"edge={t.kept - t.middle_kept}/{t.total - t.middle_total} ({t.edge_percent:.1f}%) "
+            f"missing_mapped={t.mapped}/{t.total - t.kept}"
         )
 
 
@@ -307,7 +317,19 @@ def evaluate_case(
         family=case.family,
         middle_kept=sum(1 for item in middle if item not in lost),
         middle_total=len(middle),
+        mapped=sum(1 for item in lost if in_regions(case.output, item, mapped_lines(text))),
     )
+
+
+def in_regions(output: str, item: str, regions: Sequence[tuple[int, int]]) -> bool:
+    """Whether the first occurrence of ``item`` in ``output`` starts on a line (1-based, CRLF
+    read as LF) that one of ``regions`` (first, last) holds."""
+    text = output.replace("\r\n", "\n")
+    at = text.find(item.replace("\r\n", "\n"))
+    if at == -1 or not regions:
+        return False
+    line = text.count("\n", 0, at) + 1
+    return any(first <= line <= last for first, last in regions)
 
 
 def evaluate(
