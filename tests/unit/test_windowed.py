@@ -207,3 +207,20 @@ def test_an_output_that_fits_one_window_is_one_request_as_before(
     outcome = run("\n".join(LOG[:100]))
     assert outcome.method is Method.LLM
     assert len(fake_model.requests) == 1 and outcome.windows == ()
+
+
+def test_an_output_under_the_window_that_its_numbers_push_over_is_read_whole_not_cut(
+    run: Summarize, fake_model: FakeModelServer
+) -> None:
+    fake_model.set_default(quoting("FAILED"))
+    lines = [f"entry {i:05d} " + "x" * 80 for i in range(530)]
+    lines[300] = "entry 00300 FAILED: the write was refused"
+    output = "\n".join(lines)
+    settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
+    assert len(output) < 50_000
+    outcome = run(output, settings=settings)
+    windows, merges = windows_and_merge(fake_model)
+    assert len(windows) == 2 and len(merges) == 1
+    assert {n for text in windows for n in numbered(text)} == set(range(1, 531))
+    assert not any("output cut" in json.dumps(r.body) for r in fake_model.requests)
+    assert f"301|{lines[300]}" in outcome.text.split("\n")

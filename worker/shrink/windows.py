@@ -23,7 +23,7 @@ from tersify.worker.shrink.render import gap_marker
 from tersify.worker.shrink.textcut import clip
 from tersify.worker.shrink.views import ModelView, model_plan
 
-OVERLAP_LINES = 3
+OVERLAP_LINES = 8
 """Lines a window repeats from the one before it (when windows read every line)."""
 OVERLAP_SHARE = 10
 """Repeated lines take at most 1/OVERLAP_SHARE of a window."""
@@ -81,7 +81,11 @@ def split(
     lines, label = source.lines, source.label
     order = list(range(len(lines))) if picked is None else sorted(picked)
     texts: Mapping[int, str] | list[str] = lines if picked is None else picked
-    limit = balanced(limit, [len(label(i, texts[i])) + 1 for i in order])
+    costs = [len(label(i, texts[i])) + 1 for i in order]
+    repeated = (
+        0 if picked is not None or not costs else min(limit // OVERLAP_SHARE, overlap * max(costs))
+    )
+    limit = balanced(limit, costs, repeated)
     windows: list[Window] = []
     first = 0
     while first < len(order):
@@ -113,14 +117,20 @@ def split(
     return windows
 
 
-def balanced(limit: int, costs: Sequence[int]) -> int:
-    """A window size at most ``limit`` that shares ``costs`` out evenly: as many windows as
-    ``limit`` needs, none of them a sliver (greedy filling at this size needs no more)."""
+def balanced(limit: int, costs: Sequence[int], overlap_room: int = 0) -> int:
+    """A window size at most ``limit`` that shares ``costs`` out evenly, no window a sliver:
+    greedy filling at this size needs no more windows than the count it is made for (each
+    window after the first may repeat ``overlap_room`` chars of the one before)."""
     total = sum(costs)
     if total <= limit:
         return limit
+    biggest = min(limit, max(costs))
     count = -(-total // limit)
-    return min(limit, -(-total // count) + min(limit, max(costs)) + MARKER_ROOM)
+    while True:
+        size = -(-total // count) + biggest + overlap_room + MARKER_ROOM
+        if size <= limit or count >= len(costs):
+            return min(limit, size)
+        count += 1
 
 
 def _next_start(source: NumberedLines, start: int, stop: int, limit: int, overlap: int) -> int:

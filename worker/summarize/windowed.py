@@ -43,7 +43,7 @@ from tersify.worker.shrink import (
 )
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.engine import Plan, choose
-from tersify.worker.shrink.reflow import as_doc
+from tersify.worker.shrink.reflow import LONG, as_doc, needs_reflow, wrap_long
 from tersify.worker.shrink.windows import Window, WindowPlan, plan
 from tersify.worker.summarize.asking import AnswerCheck, ask_checked
 from tersify.worker.summarize.grounding import Source, check_source
@@ -77,9 +77,13 @@ def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layo
     clean = sanitize(raw)
     kind = kind_of(tool_type)
     if not kind.numbered_file:
-        doc = as_doc(clean, kind)
+        doc = wrapped(clean)
         source, reading = plain_lines(doc.lines), Reading.of(doc, tool_type, job.query)
         found = plan(source, reading, limit=limit, ceiling=ceiling)
+        if found.unread and doc.text != clean:  # the engine picks: from the structured reflow
+            doc = as_doc(clean, kind)
+            source, reading = plain_lines(doc.lines), Reading.of(doc, tool_type, job.query)
+            found = plan(source, reading, limit=limit, ceiling=ceiling)
         return Layout(found, reading) if len(found.windows) > 1 else None
     view = file_view(clean)
     source, reading = view.numbered(), view.reading(job.query)
@@ -88,6 +92,16 @@ def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layo
         return None
     wanted = relevant_range(view, reading, job.relevant_lines)
     return Layout(found, reading, range_quote(view, wanted, settings.max_verbatim_chars))
+
+
+def wrapped(clean: str) -> Doc:
+    """The lines windows read every one of: very long lines wrapped at clean breaks, every
+    character where it was. (A structural reflow, one JSON member a line, serves the engine's
+    picks; read whole, a record keeps its members side by side.)"""
+    doc = Doc(clean)
+    if not needs_reflow(clean, doc.lines):
+        return doc
+    return Doc("\n".join(wrap_long(line, LONG) if len(line) > LONG else line for line in doc.lines))
 
 
 def summarize_windows(
