@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from tersify.contract import ToolType
 from tersify.text.sanitize import lowercase, sanitize
 from tersify.worker.shrink import Reading
-from tersify.worker.shrink.document import POSITIONS_LIMIT as _POSITIONS_LIMIT
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.document import Hits as _Hits
-from tersify.worker.shrink.document import positions as _positions
+from tersify.worker.shrink.hits import POSITIONS_LIMIT as _POSITIONS_LIMIT
+from tersify.worker.shrink.hits import Hits as _Hits
+from tersify.worker.shrink.hits import positions as _positions
 from tersify.worker.shrink.salience import (
     _MAX_QUERY_POSITIONS,
     Salient,

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from tersify.text.cut import safe_end, safe_start
 from tersify.text.signals import LONG_LINE, Kind, classify_line
-from tersify.worker.shrink.document import Doc, Hits, spread
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.hits import POSITIONS_LIMIT, Hits, spread
 from tersify.worker.shrink.kinds import ToolKind
 from tersify.worker.shrink.lines import LineLocator
 from tersify.worker.shrink.query import Query
@@ -297,6 +298,8 @@ def _find_at_most(hits: Hits, needle: str, most: int) -> list[int] | None:
         return known if len(known) <= most else None
     if hits.count(needle) > most:  # counted once per text, at C speed
         return None
+    if most < POSITIONS_LIMIT:
+        return hits.of(needle)  # every occurrence: there are fewer than the search samples at
     low = hits.low
     found: list[int] = []
     pos = low.find(needle)

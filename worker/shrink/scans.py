@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 
 from tersify.text.signals import CODE_FRAME, LONG_LINE, Kind, is_location_token, is_verdict
-from tersify.worker.shrink.document import Doc, spread
+from tersify.worker.shrink.document import Doc
+from tersify.worker.shrink.hits import spread
 from tersify.worker.shrink.lines import LineLocator
 
 Add = Callable[[int, int, Kind, int], None]

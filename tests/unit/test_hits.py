@@ -1,0 +1,65 @@
+"""The fast search of an ASCII text finds what a ``str.find`` loop finds, window by window."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tersify.worker.shrink.hits import Hits, positions, search
+
+NEEDLES = st.sampled_from(("a", "aa", "aba", "ab", "abab", "ba", "b a", "é", "zz"))
+TEXTS = st.text(alphabet="ab \n", max_size=300)
+
+
+def find_loop(low: str, needle: str) -> list[int]:
+    """Every leftmost occurrence that does not overlap the one before: ``str.find``."""
+    found: list[int] = []
+    pos = low.find(needle)
+    while pos != -1:
+        found.append(pos)
+        pos = low.find(needle, pos + len(needle))
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, NEEDLES, st.integers(min_value=1, max_value=40))
+def test_a_search_in_windows_finds_what_a_find_loop_finds(
+    low: str, needle: str, chunk: int
+) -> None:
+    found, complete = search(low.encode("ascii"), needle, 10**9, chunk=chunk)
+    assert complete
+    assert found == find_loop(low, needle)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, NEEDLES, st.integers(min_value=1, max_value=40), st.integers(1, 30), st.booleans())
+def test_a_search_that_stops_early_says_so_and_holds_the_first_hits(
+    low: str, needle: str, chunk: int, most: int, projected: bool
+) -> None:
+    found, complete = search(low.encode("ascii"), needle, most, projected=projected, chunk=chunk)
+    every = find_loop(low, needle)
+    assert found == every[: len(found)]
+    if complete:
+        assert found == every
+    if not projected:
+        assert len(found) >= most if len(every) >= most else complete
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, st.lists(NEEDLES, min_size=1, max_size=3), st.integers(min_value=1, max_value=12))
+def test_positions_are_the_same_in_ascii_text_and_in_any_other(
+    low: str, needles: list[str], limit: int
+) -> None:
+    # One character past the end sends the search down the ``str.find`` path; no needle
+    # holds it, so every position found is the same.
+    assert positions(low, tuple(needles), limit) == positions(low + "ü", tuple(needles), limit)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, NEEDLES, st.booleans())
+def test_hits_count_as_str_count_and_find_as_positions(low: str, needle: str, first: bool) -> None:
+    hits = Hits(low)
+    if first:
+        assert hits.of(needle) == positions(low, (needle,))
+    assert hits.count(needle) == low.count(needle)
+    assert hits.of(needle) == positions(low, (needle,)) == find_loop(low, needle)
