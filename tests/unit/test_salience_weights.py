@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 from tersify.contract import ToolType
 from tersify.text.signals import Kind
 from tersify.worker.shrink import Reading
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.reading import candidates
-from tersify.worker.shrink.worth import line_worth
+from tersify.worker.shrink.worth import Candidate, Source, line_worth
 
 
 def test_a_short_line_holding_a_term_outranks_a_long_line_of_prose_holding_it() -> None:
@@ -44,3 +46,12 @@ def test_each_salient_lines_features_give_its_worth() -> None:
     for index, features in reading.features.items():
         assert line_worth(features) == by_line[index].weight
     assert reading.features[300].query_match > 0 and reading.features[100].kind > Kind.QUERY
+
+
+def test_a_candidate_weighed_anew_differs_in_its_worth_alone() -> None:
+    candidate = Candidate(7, 2.5, "…snip…", " (×3 similar)", (6, 9), 4, 0.5, True, Source.FOCUS, 3)
+    assert [f.name for f in fields(Candidate)][:2] == ["anchor", "weight"]
+    assert candidate.weighed(-1.25) == replace(candidate, weight=-1.25)
+    # Every field set apart from its default: a field added later must be copied too.
+    defaults = Candidate(0, 0.0)
+    assert all(getattr(candidate, f.name) != getattr(defaults, f.name) for f in fields(Candidate))

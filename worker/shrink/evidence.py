@@ -46,7 +46,8 @@ def focused_candidates(doc: Doc, items: list[Salient], weights: TermWeights) -> 
     """The blocks where the query's evidence is densest: small ones whole, big ones as their
     first line and the lines inside that hold what the first line lacks."""
     anchors = [s.number - 1 for s in items if s.kind is Kind.QUERY]
-    if not anchors:
+    # Only a block holding a rare term is strong: a query with none has no block to look for.
+    if not anchors or max(weights.weights.values(), default=0.0) < RARE_TERM_WEIGHT:
         return []
     blocks = focus_blocks(doc, anchors, weights)
     found: list[Candidate] = []

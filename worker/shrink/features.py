@@ -200,7 +200,7 @@ def rows(
         block_best = max((weights.weights[t] for t in around), default=0.0)
         distance = evidence.distance(i)
         stripped = line.strip()
-        digits = sum(ch.isdigit() for ch in stripped)
+        digits = sum(map(str.isdigit, stripped))
         span = c.span[1] - c.span[0] if c.span else c.record_lines
         row += [
             1.0 if total else 0.0,

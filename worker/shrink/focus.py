@@ -148,11 +148,11 @@ def _scored(doc: Doc, span: tuple[int, int], weights: TermWeights, total: float)
     size = end - start
     score = held / (1.0 + 0.25 * math.log2(max(1.0, size / _DAMP_LINES)))
     head = lines[start].lower()
-    missing = {t: w for t, w in present.items() if t not in head}
+    missing = [(t, w) for t, w in present.items() if t not in head]
     ranked: list[tuple[float, int]] = []
-    for i in range(start + 1, end):
+    for i in range(start + 1, end) if missing else ():
         line = lines[i].lower()
-        gain = sum(w for t, w in missing.items() if t in line)
+        gain = sum([w for t, w in missing if t in line])
         if gain > 0:
             ranked.append((-gain, i))
     ranked.sort()

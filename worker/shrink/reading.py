@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from tersify.contract import ToolType
@@ -116,9 +116,9 @@ class Reading:
         salient = {s.number - 1: s for s in self.salient}
         table = rows(self.doc, self.evidence, scored, salient)
         pairs = zip(scored, table, strict=True)
-        ranked = [replace(c, weight=ranker.score(row)) for c, row in pairs]
+        ranked = [c.weighed(ranker.score(row)) for c, row in pairs]
         floor = min((c.weight for c in ranked), default=0.0) - 1.0
-        ranked += [replace(c, weight=floor - k / len(rest)) for k, c in enumerate(rest)]
+        ranked += [c.weighed(floor - k / len(rest)) for k, c in enumerate(rest)]
         return fixed + ranked
 
 

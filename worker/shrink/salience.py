@@ -30,7 +30,7 @@ from tersify.worker.shrink.textcut import ELLIPSIS
 from tersify.worker.shrink.worth import LineFeatures, first_worth, line_worth
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built by the thousand per text, six times cheaper so
 class Salient:
     """A salient line (or a snippet of a very long one) and how much it matters."""
 

@@ -48,7 +48,7 @@ REPEATS_CAP = 2.0
 """Repeats of a line add the log of their count, at most this."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built for every salient line, six times cheaper so
 class LineFeatures:
     """What is known of one salient line: what it reports, how much of the query it holds,
     how rare the rarest query term in it is, how often it repeats."""
@@ -103,3 +103,19 @@ class Candidate:
     focused: bool = False  # from a block holding most of the query's evidence
     source: Source = Source.OTHER
     group: int = 1  # how many look-alike salient lines it stands for
+
+    def weighed(self, weight: float) -> Candidate:
+        """This candidate at another worth (``dataclasses.replace``, at a tenth of its cost:
+        the ranker re-weighs a thousand candidates per shrink)."""
+        return Candidate(
+            self.anchor,
+            weight,
+            self.snippet,
+            self.note,
+            self.span,
+            self.record_lines,
+            self.share,
+            self.focused,
+            self.source,
+            self.group,
+        )
