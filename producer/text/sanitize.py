@@ -39,7 +39,7 @@ def sanitize(text: str) -> str:
     if b"\x08" in data:
         # Resolve overstrike on characters, not bytes, before the backspaces are deleted.
         data = _OVERSTRIKE.sub("", data.decode("utf-8")).encode("utf-8")
-    has_c1 = _C1_UTF8.search(data) is not None
+    has_c1 = not text.isascii() and _C1_UTF8.search(data) is not None
     result = data.translate(None, _CONTROL_BYTES).decode("utf-8")
     return _C1.sub("", result) if has_c1 else result
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tersify.worker.shrink.ancestry import ancestors
 from tersify.worker.shrink.document import Doc
-from tersify.worker.shrink.headers import is_header
+from tersify.worker.shrink.headers import COLON_ENDS, find_headers, is_header
 
 
 def lines_of(doc: Doc, indices: list[int]) -> list[str]:
@@ -156,3 +156,13 @@ def test_a_folder_header_heads_its_entries_however_far_below_they_sit() -> None:
     doc = Doc(f"./first:\n{entries}\n./second/deep:\n{entries}")
     last = len(doc) - 1
     assert doc.lines[ancestors(doc, last)[0]] == "./second/deep:"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a:", "a: ", "a:\t", " b:", "x: y:", "::", ":", "c", "  d", ""])))
+def test_colon_lines_found_by_the_fast_search_are_the_regex_scans(lines: list[str]) -> None:
+    for text in ("\n".join(lines), "\n".join(lines) + "\n"):
+        doc = Doc(text)
+        ends = doc.hits.any_of(COLON_ENDS, 10**6)
+        assert ends is not None
+        assert find_headers(text, doc.lines, ends) == find_headers(text, doc.lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tersify.worker.shrink.hits import Hits, positions, search
+from tersify.worker.shrink.hits import Hits, any_of, positions, search
 
 NEEDLES = st.sampled_from(("a", "aa", "aba", "ab", "abab", "ba", "b a", "é", "zz"))
 TEXTS = st.text(alphabet="ab \n", max_size=300)
@@ -63,3 +63,13 @@ def test_hits_count_as_str_count_and_find_as_positions(low: str, needle: str, fi
         assert hits.of(needle) == positions(low, (needle,))
     assert hits.count(needle) == low.count(needle)
     assert hits.of(needle) == positions(low, (needle,)) == find_loop(low, needle)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS, st.lists(st.sampled_from(("a", "ab", "b\n", " a", "aa")), min_size=1, max_size=3))
+def test_any_of_finds_every_occurrence_of_every_needle(low: str, needles: list[str]) -> None:
+    unique = tuple(dict.fromkeys(needles))
+    every = sorted(at for needle in unique for at in range(len(low)) if low.startswith(needle, at))
+    assert any_of(low.encode("ascii"), unique, len(every)) == every
+    if every:
+        assert any_of(low.encode("ascii"), unique, len(every) - 1) is None

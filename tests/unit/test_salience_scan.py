@@ -18,7 +18,13 @@ from tersify.worker.shrink.salience import (
     _find_at_most,
     _query_positions,
 )
-from tersify.worker.shrink.scans import MAX_LINES, command_lines
+from tersify.worker.shrink.scans import (
+    _LOCATION_ANCHOR,
+    _RULE_CODE,
+    MAX_LINES,
+    _colon_digit_matches,
+    command_lines,
+)
 from tersify.worker.shrink.terms import query_terms, weigh_terms
 
 
@@ -158,3 +164,17 @@ def test_a_flood_of_locations_is_read_on_a_bounded_spread_that_reaches_its_end()
     command_lines(Doc(text), lambda start, end, kind, anchor: found.append(start))
     assert 1_000 <= len(found) <= MAX_LINES
     assert max(found) > 0.9 * len(text) and min(found) < 0.1 * len(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a.py:3:1: E501 x", ":1:2:3 ", "b:12", "c :4: W605", "::", "é:5: F"]))
+)
+def test_location_patterns_tried_where_a_colon_meets_a_digit_match_as_the_full_search(
+    lines: list[str],
+) -> None:
+    text = "\n".join(lines)
+    for pattern in (_LOCATION_ANCHOR, _RULE_CODE):
+        expected = [(m.start(), m.end()) for m in pattern.finditer(text)]
+        found = [(m.start(), m.end()) for m in _colon_digit_matches(Doc(text), pattern)]
+        assert found == expected

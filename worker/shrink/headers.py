@@ -57,8 +57,13 @@ def is_header(lines: list[str], index: int) -> bool:
     return _HEADER.match(line) is not None
 
 
-def find_headers(text: str, lines: list[str]) -> list[int]:
-    """Every header line of ``text`` (split as ``lines``), in order."""
+COLON_ENDS = (":\n", " \n", "\t\n")
+"""What ends a line that ends in a colon, blanks after it or not."""
+
+
+def find_headers(text: str, lines: list[str], colon_ends: list[int] | None = None) -> list[int]:
+    """Every header line of ``text`` (split as ``lines``), in order; ``colon_ends``: where
+    ``COLON_ENDS`` occur in ``text``, when a fast search found them."""
     text = "\n" + text + "\n"  # the first and the last line are found like the others
     # Each candidate line is named by the offset in ``text`` of the newline before it.
     before: set[int] = set()
@@ -71,8 +76,8 @@ def find_headers(text: str, lines: list[str]) -> list[int]:
                 before.add(above)
     # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
     # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
-    for m in _ENDS_IN_COLON.finditer(text):
-        at = text.rfind("\n", 0, m.start())
+    for colon in _colons(text, colon_ends):
+        at = text.rfind("\n", 0, colon)
         if text[at + 1] not in " \t":
             before.add(at)
     urgency = text.find("; urgency=")  # a Debian changelog entry
@@ -82,6 +87,21 @@ def find_headers(text: str, lines: list[str]) -> list[int]:
     return [
         i for i in newlines_before(text, sorted(before)) if i < len(lines) and is_header(lines, i)
     ]
+
+
+def _colons(text: str, colon_ends: list[int] | None) -> list[int]:
+    """Where ``_ENDS_IN_COLON`` matches in ``text`` (led and ended by a newline); from the
+    places ``colon_ends`` names (one before each, in the text without its leading newline)."""
+    if colon_ends is None:
+        return [m.start() for m in _ENDS_IN_COLON.finditer(text)]
+    found = []
+    for newline in [*(at + 2 for at in colon_ends), len(text) - 1]:
+        colon = newline - 1
+        while text[colon] in " \t":
+            colon -= 1  # the leading newline stops it
+        if text[colon] == ":" and text[newline + 1 : newline + 2] not in (" ", "\t"):
+            found.append(colon)
+    return found
 
 
 def header_level(line: str) -> int:

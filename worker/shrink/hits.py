@@ -53,8 +53,8 @@ def _positions(low: str, data: bytes | None, needle: str, limit: int) -> list[in
 
 
 @lru_cache(maxsize=256)
-def _automaton(needle: str) -> BytesAhoCorasick:
-    return BytesAhoCorasick([needle.encode("ascii")])
+def _automaton(needles: tuple[str, ...]) -> BytesAhoCorasick:
+    return BytesAhoCorasick([needle.encode("ascii") for needle in needles])
 
 
 def search(
@@ -65,7 +65,7 @@ def search(
     soon as the rate found so far promises more than ``most``)."""
     if not needle.isascii():
         return [], True  # an ASCII text holds no other character
-    automaton = _automaton(needle)
+    automaton = _automaton((needle,))
     size = len(needle)
     view = memoryview(data)
     end = len(data)
@@ -84,6 +84,27 @@ def search(
             break
         step = chunk
     return found, start >= end
+
+
+def any_of(data: bytes, needles: tuple[str, ...], most: int) -> list[int] | None:
+    """Where each of the ASCII ``needles`` occurs in ASCII ``data`` (every occurrence, one that
+    overlaps another too), ascending; None as soon as there are more than ``most``."""
+    automaton = _automaton(needles)
+    reach = max(map(len, needles)) - 1
+    view = memoryview(data)
+    end = len(data)
+    found: list[int] = []
+    start = 0
+    while start < end:
+        stop = min(end, start + CHUNK)
+        window = view[start : min(end, stop + reach)]
+        matches = automaton.find_matches_as_indexes(window, overlapping=True)
+        # Reported by where they end: a window's hits are sorted by where they start.
+        found += sorted(start + at for _, at, _ in matches if start + at < stop)
+        if len(found) > most:
+            return None
+        start = stop
+    return found
 
 
 def spread(positions: list[int], limit: int) -> list[int]:
@@ -117,6 +138,7 @@ class Hits:
         self._data = low.encode("ascii") if low.isascii() else None
         self._found: dict[str, list[int]] = {}
         self._counts: dict[str, int] = {}
+        self._any: dict[tuple[tuple[str, ...], int], list[int] | None] = {}
 
     def of(self, needle: str) -> list[int]:
         """``positions(low, (needle,))``, computed once (in a text that is not ASCII, read
@@ -168,6 +190,15 @@ class Hits:
                     self._found[needle] = found  # what ``of`` would find
                 return len(found)
         return self.low.count(needle)
+
+    def any_of(self, needles: tuple[str, ...], most: int) -> list[int] | None:
+        """Where each of ``needles`` occurs (``any_of``), searched for once; None in a text
+        that is not ASCII, or when they are more than ``most``."""
+        key = (needles, most)
+        if key not in self._any:
+            found = None if self._data is None else any_of(self._data, needles, most)
+            self._any[key] = found
+        return self._any[key]
 
     def known(self, needle: str) -> list[int] | None:
         """The positions of ``needle`` if it was already searched for."""

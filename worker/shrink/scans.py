@@ -26,6 +26,9 @@ _LOCATION_ANCHOR = re.compile(r":\d+:(?:\d+|\s)")
 _RULE_CODE = re.compile(r":\d+(?::\d+)?:? ([EFW])\d{3,4}\b")
 MAX_LINES = 5_000
 """Lines a pattern's matches are read on at most: past this they are an even spread."""
+_COLON_DIGIT = tuple(f":{digit}" for digit in "0123456789")
+_MAX_COLON_DIGITS = 2 * MAX_LINES
+"""Past this many, the patterns' own search is cheaper than trying each place."""
 TRACEBACK = "traceback (most recent call last)"
 _FRAME = re.compile(r'^\s+File "|^\s+at \S|^\s+\d+: |^\s+in ')
 _TAIL_LINES = 60
@@ -68,7 +71,7 @@ def command_lines(doc: Doc, add: Add) -> None:
             add(line_start, line_end, kind, line_start)
     line_end = -1
     # A flood (every line a location) is read as an even spread of it: bounded work per text.
-    found = [m.start() for m in _LOCATION_ANCHOR.finditer(text)]
+    found = [m.start() for m in _colon_digit_matches(doc, _LOCATION_ANCHOR)]
     for at in spread(found, MAX_LINES):
         if at <= line_end:
             continue
@@ -76,11 +79,28 @@ def command_lines(doc: Doc, add: Add) -> None:
         before = text[max(start, at - 200) : at].split()
         if before and is_location_token(before[-1]) and not CODE_FRAME.match(text[start:at]):
             add(start, line_end, Kind.LOCATION, at)
-    codes = {m.start(): m.group(1) for m in _RULE_CODE.finditer(text)}
+    codes = {m.start(): m.group(1) for m in _colon_digit_matches(doc, _RULE_CODE)}
     for at in spread(list(codes), MAX_LINES):
         _, start, end = locator.locate(at)
         add(start, end, Kind.WARNING if codes[at] == "W" else Kind.ERROR, at)
     _add_tail_verdicts(text, add)
+
+
+def _colon_digit_matches(doc: Doc, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """``pattern.finditer(doc.text)`` for a pattern whose matches start with a colon and a
+    digit: tried only where one is (a fast search) unless the text is not ASCII or they flood."""
+    places = doc.hits.any_of(_COLON_DIGIT, _MAX_COLON_DIGITS)
+    if places is None:
+        return list(pattern.finditer(doc.text))
+    found: list[re.Match[str]] = []
+    end = 0
+    for at in places:
+        # As ``finditer``: the next match starts where the one before ended, or later.
+        match = pattern.match(doc.text, at) if at >= end else None
+        if match is not None:
+            found.append(match)
+            end = match.end()
+    return found
 
 
 def _add_tail_verdicts(text: str, add: Add) -> None:
