@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from tersify.text.sanitize import lowercase
-from tersify.worker.shrink.headers import COLON_ENDS, find_headers
+from tersify.worker.shrink.headers import find_headers
 from tersify.worker.shrink.hits import Hits
 from tersify.worker.shrink.lines import depth
 from tersify.worker.shrink.query import Query
@@ -19,8 +19,6 @@ from tersify.worker.shrink.tables import Table, find_table
 from tersify.worker.shrink.terms import TermWeights, weigh_terms
 
 _DIFF_MARKS = frozenset("+- ")
-_MAX_COLON_ENDS = 5_000
-"""Past this many lines ending in a colon, the header scan's own regex is the cheaper."""
 
 
 class Doc:
@@ -66,7 +64,7 @@ class Doc:
     @cached_property
     def headers(self) -> list[int]:
         """Every header line, in order (``headers``)."""
-        return find_headers(self.text, self.lines, self.hits.any_of(COLON_ENDS, _MAX_COLON_ENDS))
+        return find_headers(self.text, self.lines, Hits(self.text))
 
     @cached_property
     def table(self) -> Table | None:

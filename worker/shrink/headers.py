@@ -10,7 +10,9 @@ heading (``## 1.2.3``, a Debian changelog entry), a banner (``==== FAILURES ====
 from __future__ import annotations
 
 import re
+import string
 
+from tersify.worker.shrink.hits import Hits
 from tersify.worker.shrink.lines import newlines_before
 
 _HEADER = re.compile(
@@ -42,6 +44,7 @@ _MAYBE = re.compile(
     r"|(===|---|___|\d+[:-]))"  # group 1: an underline or a first "12:text" search hit, which
 )  # make the line above them a candidate too
 _ENDS_IN_COLON = re.compile(r":[ \t]*\n(?![ \t])")  # the line below not indented
+_URGENCY = "; urgency="
 
 
 def is_header(lines: list[str], index: int) -> bool:
@@ -59,13 +62,32 @@ def is_header(lines: list[str], index: int) -> bool:
 
 COLON_ENDS = (":\n", " \n", "\t\n")
 """What ends a line that ends in a colon, blanks after it or not."""
+STARTS = (
+    *("\n#", "\n@@ ", "\ncommit ", "\ndiff ", "\n+++ ", "\n==> ", "\n***", "\n~~~", "\n["),
+    *("\nversion ", "\nrelease ", "\n===", "\n---", "\n___"),
+    *(f"\n{first}" for first in string.digits + string.ascii_uppercase),
+    *(f"\nv{digit}" for digit in string.digits),
+)
+"""How a line that ``_MAYBE`` matches starts (after the newline before it): each of its
+choices begins with one of these."""
+_MOST_PLACES = 5_000
+"""Past this many places to try, the whole-text regex is the cheaper."""
 
 
-def find_headers(text: str, lines: list[str], colon_ends: list[int] | None = None) -> list[int]:
-    """Every header line of ``text`` (split as ``lines``), in order; ``colon_ends``: where
-    ``COLON_ENDS`` occur in ``text``, when a fast search found them."""
+def find_headers(text: str, lines: list[str], hits: Hits | None = None) -> list[int]:
+    """Every header line of ``text`` (split as ``lines``), in order; ``hits``: where needles
+    occur in ``text`` (case as written), to try the patterns only where they may match."""
+    starts = _fast_starts(text, hits) if hits is not None else None
+    if starts is None:
+        starts = _starts(text)
+    return [i for i in newlines_before(text, starts) if i < len(lines) and is_header(lines, i)]
+
+
+def _starts(text: str) -> list[int]:
+    """Where the lines that may be headers start, found by whole-text scans."""
     text = "\n" + text + "\n"  # the first and the last line are found like the others
-    # Each candidate line is named by the offset in ``text`` of the newline before it.
+    # Each candidate line is named by the offset in ``text`` of the newline before it: its
+    # start in the text without that leading newline.
     before: set[int] = set()
     for m in _MAYBE.finditer(text):
         at = m.start()
@@ -76,32 +98,49 @@ def find_headers(text: str, lines: list[str], colon_ends: list[int] | None = Non
                 before.add(above)
     # "./dir:" and "Section:" head the lines below them; a colon line indented, or with an
     # indented body (a "def f():", a YAML parent), is a parent by indentation instead.
-    for colon in _colons(text, colon_ends):
-        at = text.rfind("\n", 0, colon)
+    for m in _ENDS_IN_COLON.finditer(text):
+        at = text.rfind("\n", 0, m.start())
         if text[at + 1] not in " \t":
             before.add(at)
-    urgency = text.find("; urgency=")  # a Debian changelog entry
+    urgency = text.find(_URGENCY)  # a Debian changelog entry
     while urgency != -1:
         before.add(text.rfind("\n", 0, urgency))
-        urgency = text.find("; urgency=", urgency + 1)
-    return [
-        i for i in newlines_before(text, sorted(before)) if i < len(lines) and is_header(lines, i)
-    ]
+        urgency = text.find(_URGENCY, urgency + 1)
+    return sorted(before)
 
 
-def _colons(text: str, colon_ends: list[int] | None) -> list[int]:
-    """Where ``_ENDS_IN_COLON`` matches in ``text`` (led and ended by a newline); from the
-    places ``colon_ends`` names (one before each, in the text without its leading newline)."""
-    if colon_ends is None:
-        return [m.start() for m in _ENDS_IN_COLON.finditer(text)]
-    found = []
-    for newline in [*(at + 2 for at in colon_ends), len(text) - 1]:
+def _fast_starts(text: str, hits: Hits) -> list[int] | None:
+    """``_starts``, the patterns tried only where ``hits`` found a line that may match them;
+    None when that is no cheaper (a text not ASCII, or too many such lines)."""
+    newlines = hits.any_of(STARTS, _MOST_PLACES)
+    # One needle at a time: each is a fast single search (together, on " " first, slow).
+    ends = [hits.any_of((end,), _MOST_PLACES) for end in COLON_ENDS]
+    if newlines is None or None in ends:
+        return None
+    starts: set[int] = set()
+    for at in [-1, *newlines]:
+        # The line after the newline at ``at`` (-1: the first), with its own newline.
+        stop = text.find("\n", at + 1)
+        line = text[at + 1 : stop + 1] if stop != -1 else text[at + 1 :] + "\n"
+        m = _MAYBE.match("\n" + line)
+        if m is None:
+            continue
+        starts.add(at + 1)
+        if m.lastindex and at >= 0:  # an underline or a first search hit: the line above too
+            above = text.rfind("\n", 0, at) + 1
+            if not (m.group(1)[0].isdigit() and text[above : above + 1].isdigit()):
+                starts.add(above)
+    for newline in sorted({at + 1 for found in ends if found for at in found} | {len(text)}):
         colon = newline - 1
-        while text[colon] in " \t":
-            colon -= 1  # the leading newline stops it
-        if text[colon] == ":" and text[newline + 1 : newline + 2] not in (" ", "\t"):
-            found.append(colon)
-    return found
+        while colon >= 0 and text[colon] in " \t":
+            colon -= 1
+        if colon < 0 or text[colon] != ":" or text[newline + 1 : newline + 2] in (" ", "\t"):
+            continue
+        start = text.rfind("\n", 0, colon) + 1
+        if text[start] not in " \t":
+            starts.add(start)
+    starts.update(text.rfind("\n", 0, at) + 1 for at in hits.of(_URGENCY))
+    return sorted(starts)
 
 
 def header_level(line: str) -> int:

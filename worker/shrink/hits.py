@@ -88,22 +88,23 @@ def search(
 
 def any_of(data: bytes, needles: tuple[str, ...], most: int) -> list[int] | None:
     """Where each of the ASCII ``needles`` occurs in ASCII ``data`` (every occurrence, one that
-    overlaps another too), ascending; None as soon as there are more than ``most``."""
+    overlaps another too), ascending; None once there are, or the rate found so far promises,
+    more than ``most``."""
     automaton = _automaton(needles)
     reach = max(map(len, needles)) - 1
     view = memoryview(data)
     end = len(data)
     found: list[int] = []
-    start = 0
+    start, step = 0, CHUNK // 4
     while start < end:
-        stop = min(end, start + CHUNK)
+        stop = min(end, start + step)
         window = view[start : min(end, stop + reach)]
         matches = automaton.find_matches_as_indexes(window, overlapping=True)
         # Reported by where they end: a window's hits are sorted by where they start.
         found += sorted(start + at for _, at, _ in matches if start + at < stop)
-        if len(found) > most:
+        if len(found) > most or len(found) * end > most * stop:
             return None
-        start = stop
+        start, step = stop, CHUNK
     return found
 
 
