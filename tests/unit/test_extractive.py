@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tersify.contract import ToolType
 from tersify.worker.shrink import extract, mapped_lines
+from tersify.worker.shrink.files import _DEFINITION
 from tersify.worker.shrink.hashlines import line_hash
 
 FILE, SEARCH, LISTING = ToolType.FILE_CONTENT, ToolType.SEARCH_RESULTS, ToolType.DIRECTORY_LISTING
@@ -187,3 +188,25 @@ def test_extract_handles_huge_single_lines(tool_type: ToolType, seed: int) -> No
     text = json.dumps([{"id": i, "name": f"n{(i * seed) % 997}"} for i in range(8000)])
     out = extract(text, tool_type, 2000, f"n{seed % 997}")
     assert 0 < len(out) <= 2000
+
+
+_CODE = st.sampled_from(
+    [
+        "def f(x):", "    def g(self) -> None:", "\tclass A:", "  export default function h() {",
+        "pub(crate) fn run()", "const f = (a) =>", "  public static void main(String[] a) {",
+        "int main(void) {", "static inline int *f(int x)", "[section]", "## Heading", "",
+        "    x = f(y)", "    return g()", "\t  \t", "CREATE TABLE t", "  handler() {", "a b",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_CODE, max_size=30))
+def test_definitions_are_found_as_by_the_pattern_that_gives_back_indentation(
+    lines: list[str],
+) -> None:
+    text = "\n".join(lines)
+    backtracking = re.compile(_DEFINITION.pattern.replace("[ \\t]*+(", "[ \\t]*(", 1), re.M)
+    assert backtracking.pattern != _DEFINITION.pattern
+    expected = [m.start() for m in backtracking.finditer(text)]
+    assert [m.start() for m in _DEFINITION.finditer(text)] == expected

@@ -27,8 +27,10 @@ from tersify.worker.shrink.textcut import clip
 from tersify.worker.shrink.worth import DEFINITION_WEIGHT, Candidate
 
 # Matched over the whole file at once (MULTILINE): a per-line loop costs far more on big files.
+# The indentation is taken whole ("*+": no choice that follows starts with a blank, and giving
+# it back a blank at a time tried every choice again on every indented line).
 _DEFINITION = re.compile(
-    r"^(?:[ \t]*(?:(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
+    r"^(?:[ \t]*+(?:(?:export[ \t]+)?(?:default[ \t]+)?(?:pub(?:\([^)\n]*\))?[ \t]+)?"
     r"(?:async[ \t]+)?(?:def|class|function\*?|fn|func|struct|enum|trait|impl|mod|module|"
     r"interface|type|namespace|protocol|extension|object|record|Function|Class)[ \t]+[\w:.<>-]+"
     r"|(?:export[ \t]+)?const[ \t]+\w+[ \t]*=[ \t]*(?:async[ \t]*)?(?:\([^)\n]*\)|\w+)[ \t]*=>"
