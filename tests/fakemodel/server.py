@@ -282,7 +282,10 @@ class FakeModelServer:
             parsed = json.loads(body) if body else None
         except (ValueError, RecursionError):  # a hostile test sends bodies nested past the limit
             parsed = None
-        self._record(RecordedRequest(method, path, headers, parsed, body, target))
+        # tersify's own look at a server's description (GET /props, /v1/models) is no call a
+        # test counts; a client's GET through the gateway is
+        if not (method == "GET" and headers.get("user-agent", "").startswith("tersify/")):
+            self._record(RecordedRequest(method, path, headers, parsed, body, target))
         connection = headers.get("connection", "").lower()
         keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
         route = (method, path)

@@ -30,8 +30,9 @@ from tersify.worker.model.calls import Route, RoutedCompletion
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.asking import AnswerCheck, ask_checked
+from tersify.worker.summarize.fit import fitted_request
 from tersify.worker.summarize.grounding import Source, check_grounding, check_source
-from tersify.worker.summarize.prompts import SummaryPrompt, build_request
+from tersify.worker.summarize.prompts import SummaryPrompt
 from tersify.worker.summarize.windowed import Layout, layout, summarize_windows
 
 log = structlog.get_logger("tersify.summarize")
@@ -67,6 +68,7 @@ def fallback_outcome(
     return Outcome(
         text=text,
         method=Method.FALLBACK,
+        provider=error.provider,
         fallback_reason=error.reason,
         fallback_detail=error.detail[:200] or None,
     )
@@ -115,20 +117,22 @@ def summarize(
     sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
     first_model = job.options.model if job.options is not None else None
     deadline = time.monotonic() + remaining
+    prompt: SummaryPrompt | None = None
     try:
         found = layout(sent, tool_type, settings)
         if found is not None:
             return windows_outcome(found, sent, tool_type, routes, settings, deadline, first_model)
-        prompt = build_request(
-            sent,
-            tool_type,
-            max_input_chars=min(settings.model_window_chars, settings.model_read_max_chars),
-            max_summary_chars=settings.max_summary_chars,
-            max_verbatim_chars=settings.max_verbatim_chars,
-            max_quote_chars=settings.max_quote_chars,
-        )
+        prompt = fitted_request(sent, tool_type, settings, routes[0].provider)
         return ask_model(prompt, sent, routes, settings, deadline, first_model)
     except ProviderError as error:
+        if prompt is not None and error.reason is FallbackReason.CONTEXT_EXCEEDED:
+            refit = fitted_request(sent, tool_type, settings, routes[0].provider)  # window known
+            if len(refit.request.user) < len(prompt.request.user):
+                log.info("summary_request_refitted", chars=len(refit.request.user))
+                try:
+                    return ask_model(refit, sent, routes, settings, deadline, first_model)
+                except ProviderError as again:
+                    error = again
         return fallback_outcome(job, tool_type, settings, error)
 
 
