@@ -145,7 +145,7 @@ def model_request(
     before = redactor.redact_for(Scope.MODEL, earlier.output)
     summary = redactor.redact_for(Scope.MODEL, earlier.run.summary)
     diff = compare(before, sent.output, tool_type)
-    view = diff_view(run_lines(sent.output), diff, settings.max_model_input_chars)
+    view = diff_view(run_lines(sent.output), diff, settings.model_window_chars)
     prompt = rerun_request(
         sent,
         tool_type,
