@@ -88,7 +88,7 @@ def _print(name: str, part: dict[str, Any], pairs: bool) -> None:
     for missed in total["missed"]:
         print(f"  missed by a change summary: {missed}")
     for missed in total["missed_alone"]:
-        print(f"  missed on its own (the runs differ too much): {missed}")
+        print(f"  missed on its own (runs too different, or no shorter as changes): {missed}")
     if pairs:
         for p in part["pairs"]:
             kept = " ".join(f"{k}={v['change']}/{v['total']}" for k, v in p["facts"].items())

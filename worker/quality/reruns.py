@@ -187,7 +187,7 @@ def _scored(
     request = build_request(
         job,
         tool_type,
-        max_input_chars=settings.max_model_input_chars,
+        max_input_chars=min(settings.model_window_chars, settings.model_read_max_chars),
         max_summary_chars=settings.max_summary_chars,
         max_verbatim_chars=settings.max_verbatim_chars,
         max_quote_chars=settings.max_quote_chars,
