@@ -61,6 +61,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     (
+        "stall.py",
+        ["--rounds", "1", "--loud", "1", "--mb", "2", "--half-open", "60", "--probes", "2"],
+        "stall:",
+        {"gateway_flood_p99_ms", "api_flood_p99_ms", "gateway_half_open_answered"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
         "quote_tokens.py",
         ["tests/corpus-sample"],
         "quote_tokens:",

@@ -20,7 +20,7 @@ from tersify.client.tenants import admit
 from tersify.contract import Method, Queue, SessionId, SummaryResult
 from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from tersify.gate import GateStatus
-from tersify.settings import Settings
+from tersify.settings import Scope, Settings
 from tersify.store import keys
 from tersify.text.spill import SpillRange, SpillStore
 from tersify.worker.api.auth import Caller, Principal
@@ -66,7 +66,7 @@ async def _result_response(request: Request, result: SummaryResult) -> Response:
     return Response(body, media_type="application/json")
 
 
-def _rendered(result: SummaryResult, redact: str) -> bytes:
+def _rendered(result: SummaryResult, redact: frozenset[Scope]) -> bytes:
     return leaving_with(result, redact).model_dump_json().encode()
 
 
