@@ -36,7 +36,7 @@ from tersify.worker.api.bodies import (
 )
 from tersify.worker.api.liveness import WARNING_DOC, unserved
 from tersify.worker.api.problems import ApiProblem, documented
-from tersify.worker.redact import leaving_with
+from tersify.worker.redact import Scope, leaving_with
 from tersify.worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")

@@ -199,6 +199,7 @@ class Gateway:
             rewritten=outcome.rewritten,
             reused=outcome.reused,
             fallbacks=outcome.fallbacks,
+            reruns=outcome.reruns,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
             saved_usd=saved or 0.0,
@@ -283,6 +284,8 @@ def _headers(
             f"fallback={outcome.fallbacks}".encode(),
         ),
     ]
+    if outcome.reruns:  # new replacements that say what changed since an earlier run
+        found.append((b"tersify-reruns", str(outcome.reruns).encode()))
     if savings.input_price(settings, model) is not None:
         found.append((b"tersify-saved-usd", f"{counts.saved_usd:.6f}".encode()))
     if outcome.warning is not None:

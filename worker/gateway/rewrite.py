@@ -50,15 +50,18 @@ class RequestEdits:
     rewritten: int = 0
     reused: int = 0
     fallbacks: int = 0
+    reruns: int = 0  # new replacements that say what changed since an earlier run
     warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Made:
-    """A replacement made for this request, and whether it is a fallback."""
+    """A replacement made for this request, whether it is a fallback, and whether it says what
+    changed since an earlier run of the same command."""
 
     rewrite: Rewrite
     fallback: bool
+    rerun: bool = False
 
 
 class Rewriter:
@@ -128,6 +131,7 @@ class Rewriter:
         outcome.reused = len(stored)
         outcome.rewritten = len(made)
         outcome.fallbacks = sum(1 for m in made.values() if m.fallback)
+        outcome.reruns = sum(1 for m in made.values() if m.rerun)
         return outcome
 
     async def _make(
@@ -205,7 +209,7 @@ class Rewriter:
             chars_in=summary.chars_in,
             chars_out=len(rewrite.text),
         )
-        return Made(rewrite, summary.method is Method.FALLBACK)
+        return Made(rewrite, summary.method is Method.FALLBACK, summary.rerun_of is not None)
 
     async def _wait(self, job_id: str, seconds: float) -> SummaryResult:
         """The job's result within ``seconds``; past them the job is cancelled: its fallback."""
