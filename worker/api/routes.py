@@ -20,7 +20,7 @@ from tersify.client.tenants import admit
 from tersify.contract import Method, Queue, SessionId, SummaryResult
 from tersify.errors import JobNotFoundError, RedisUnavailableError, ResultTimeoutError
 from tersify.gate import GateStatus
-from tersify.settings import Scope, Settings
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.text.spill import SpillRange, SpillStore
 from tersify.worker.api.auth import Caller, Principal
