@@ -17,7 +17,8 @@ from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.actions import Status, actions, observations
 from tersify.worker.compaction.facts.commands import command_runs, normalized
 from tersify.worker.compaction.facts.decisions import decisions
-from tersify.worker.compaction.facts.errors import error_lines, seen_errors
+from tersify.worker.compaction.facts.errorlines import error_lines
+from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files, is_path, read_files
 from tersify.worker.compaction.facts.sections import Section, render, sections
 from tersify.worker.compaction.facts.shell import parse_command

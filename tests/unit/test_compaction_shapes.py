@@ -20,7 +20,8 @@ from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.actions import Status, actions
 from tersify.worker.compaction.facts.arguments import command, file_paths, only_names_a_file
 from tersify.worker.compaction.facts.decisions import decisions
-from tersify.worker.compaction.facts.errors import error_lines, fold, seen_errors
+from tersify.worker.compaction.facts.errorlines import error_lines, fold
+from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files, patch_changes
 from tersify.worker.compaction.facts.tasks import plan
 from tersify.worker.compaction.facts.testruns import reported

@@ -3,9 +3,10 @@
 By shape, whatever the tool is called (``arguments``): an object of a call's arguments holding a
 file path beside new content, a replacement or a list of edits; patch text in any argument
 (``*** Update File: PATH``, unified diff headers ``--- a/PATH`` / ``+++ b/PATH``, also inside a
-quoted string with its new lines escaped); a shell command that changes files through ``sed
--i``, redirections, ``tee``, ``git mv/rm``, ``rm``, ``mv``, ``cp``, ``touch``, ``git
-checkout/restore`` (a revert) or a here-doc holding a patch. The edit tools of known agents
+quoted string with its new lines escaped); a shell command that changes files through a
+program (``programs``: ``sed -i``, ``tee``, ``git mv/rm/checkout/restore``, ``rm``, ``mv``,
+``cp``, ``touch``, PowerShell's and cmd's file commands, code that opens a file for writing),
+redirections, or a here-doc holding a patch. The edit tools of known agents
 (Edit, Write, str_replace_editor, apply_patch…) are read first by name: a fast path the shape
 rules do not need. Only real paths count: no flags, globs, variables, URLs or devices.
 """
@@ -22,6 +23,12 @@ from tersify.worker.compaction.facts.arguments import (
     is_path,
     strings,
     writes,
+)
+from tersify.worker.compaction.facts.programs import (
+    Change,
+    code_writes,
+    interpreted,
+    program_changes,
 )
 from tersify.worker.compaction.facts.shell import parse_command, program
 
@@ -47,7 +54,9 @@ _READ_ARGUMENTS = {
     "view": ("path", "file_path"),
     "open": ("path", "file_path"),
 }
-_READ_PROGRAMS = frozenset({"cat", "nl", "head", "tail", "less", "more", "bat"})
+_READ_PROGRAMS = frozenset(
+    {"cat", "nl", "head", "tail", "less", "more", "bat", "get-content", "gc", "type"}
+)
 _PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$", re.MULTILINE)
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
 _DIFF_PAIR = re.compile(r"^--- (?:a/)?(\S+)[^\n]*\n\+\+\+ (?:b/)?(\S+)[^\n]*\n(?=@@)", re.MULTILINE)
@@ -87,10 +96,6 @@ def _definitions(*texts: Any) -> list[str]:
             if names:
                 return names[:2]
     return []
-
-
-Change = tuple[str, str, list[str]]
-"""A file changed: its path, how (a verb), where (function names or hunk headers)."""
 
 
 def _known_tool(action: Action) -> list[Change]:
@@ -189,34 +194,10 @@ def _shell_changes(command: str) -> list[Change]:
     found: list[Change] = [(t, "written by shell", []) for t in parsed.redirects]
     for words in parsed.commands:
         name, args = program(words)
-        found += _program_changes(name, args)
-    for body in parsed.heredocs:
-        found += patch_changes(body)
+        found += program_changes(name, args)
+    for body, opener in zip(parsed.heredocs, parsed.openers, strict=True):
+        found += code_writes(body) if interpreted(opener) else patch_changes(body)
     return [(p, v, w) for p, v, w in found if is_path(p)]
-
-
-def _program_changes(name: str, args: list[str]) -> list[Change]:
-    plain = [a for a in args if not a.startswith("-")]
-    if name == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
-        script_given = any(a in ("-e", "--expression", "-f") for a in args)
-        files = plain if script_given else plain[1:]
-        return [(f, "sed -i", []) for f in files]
-    if name == "tee":
-        return [(f, "written by tee", []) for f in plain]
-    if name == "git" and plain[:1] in (["mv"], ["rm"], ["checkout"], ["restore"]):
-        sub, rest = plain[0], plain[1:]
-        if sub == "mv" and len(rest) == 2:
-            return [(rest[0], "moved away", []), (rest[1], "moved here", [])]
-        verb = "deleted" if sub == "rm" else "reverted"
-        return [(f, verb, []) for f in rest if sub == "rm" or "." in f.rsplit("/", 1)[-1]]
-    if name == "rm":
-        return [(f, "deleted", []) for f in plain]
-    if name in ("mv", "cp") and len(plain) == 2:
-        pair: list[Change] = [(plain[1], "copied here" if name == "cp" else "moved here", [])]
-        return pair + ([(plain[0], "moved away", [])] if name == "mv" else [])
-    if name == "touch":
-        return [(f, "created", []) for f in plain]
-    return []
 
 
 def changed_files(actions: Sequence[Action]) -> list[FileChange]:
@@ -251,7 +232,7 @@ def read_files(actions: Sequence[Action], changed: Iterable[str]) -> list[str]:
         if action.command:
             for words in parse_command(action.command).commands:
                 name, args = program(words)
-                if name in _READ_PROGRAMS or (name == "sed" and "-n" in args):
+                if name.lower() in _READ_PROGRAMS or (name == "sed" and "-n" in args):
                     paths += [a for a in args if is_path(a) and not a.startswith("-")]
         for p in paths:
             seen[p] = action.index
