@@ -487,10 +487,10 @@ def test_decisions_are_the_agents_stated_causes_and_choices_not_code_or_question
             {"role": "assistant", "content": "The fix is to clone the query before compiling it."},
         ]
     )
-    assert [text for _, text in decisions(turns)] == [
+    assert {text for _, text in decisions(turns)} == {
         "The fix is to clone the query before compiling it.",
         "The root cause is that reset() replaces the list instead of clearing it.",
-    ]
+    }
 
 
 # --- rendering -----------------------------------------------------------------------------

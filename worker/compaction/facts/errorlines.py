@@ -88,7 +88,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("refusal", re.compile(r"^\s*((?:[\w.-]+: )?" + _OPENER + r".*)$", re.I)),
+    ("refusal", re.compile(r"^\s*((?:[\w.-]+: )?(?:\(\w+\) )?" + _OPENER + r".*)$", re.I)),
     (
         "words",
         re.compile(
@@ -179,8 +179,10 @@ def _match(line: str) -> str | None:
 
 
 def error_lines(output: str) -> list[str]:
-    """The error lines of one tool output, at most a few, in order."""
+    """The error lines of one tool output, at most a few, in order, each shape once (lines that
+    differ only in numbers or quoted names are one)."""
     found: list[str] = []
+    shapes: set[str] = set()
     traceback = False
     for raw in output.splitlines():
         if len(found) >= _MAX_PER_OUTPUT:
@@ -188,8 +190,9 @@ def error_lines(output: str) -> list[str]:
         line = plain_line(raw)
         if traceback and line and not line[0].isspace():
             traceback = False
-            if not skipped(line) and line.strip() not in found:
+            if not skipped(line) and fold(line) not in shapes:
                 found.append(line.strip()[:MAX_LINE])  # a traceback's last line
+                shapes.add(fold(line))
                 continue
         if _TRACEBACK.match(line):
             traceback = True
@@ -197,14 +200,16 @@ def error_lines(output: str) -> list[str]:
         if skipped(line) or traceback:
             continue
         failed = _FAILED_BECAUSE.match(line)
-        if failed and failed.group(1) not in found:
+        if failed and fold(failed.group(1)) not in shapes:
             found.append(failed.group(1)[:MAX_LINE])  # pytest's "FAILED id - Error: why"
+            shapes.add(fold(failed.group(1)))
             continue
         if _TEST_STATUS.match(line) or last_summary(line):
             continue  # a test runner's status line: a test's state, read by ``testruns``
         error = _match(line)
-        if error and error not in found:
+        if error and fold(error) not in shapes:
             found.append(error)
+            shapes.add(fold(error))
     return found
 
 

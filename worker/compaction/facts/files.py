@@ -24,6 +24,7 @@ from tersify.worker.compaction.facts.arguments import (
     strings,
     writes,
 )
+from tersify.worker.compaction.facts.edits import added_lines, patch_added, sed_added
 from tersify.worker.compaction.facts.programs import (
     Change,
     code_writes,
@@ -73,12 +74,14 @@ _NULL = "/dev/null"
 
 @dataclass(slots=True)
 class FileChange:
-    """A file that was changed: when last, how (verbs in order), where (functions, hunks)."""
+    """A file that was changed: when last, how (verbs in order), where (functions, hunks), and
+    the first lines its latest change added."""
 
     path: str
     last: int
     verbs: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
 
 
 def _argument(arguments: Mapping[str, Any], names: Iterable[str]) -> str | None:
@@ -207,6 +210,7 @@ def changed_files(actions: Sequence[Action]) -> list[FileChange]:
         found = _known_tool(action) or _shaped(action)
         if action.command:
             found += _shell_changes(action.command)
+        added = _added(action, {path for path, _, _ in found})
         done: set[str] = set()
         for path, verb, places in found:
             if path in done:
@@ -216,7 +220,28 @@ def changed_files(actions: Sequence[Action]) -> list[FileChange]:
             change.last = action.index
             change.verbs.append(verb)
             change.places = list(dict.fromkeys([*change.places, *places]))
+            change.added = added.get(path) or change.added
     return sorted(changes.values(), key=lambda c: -c.last)
+
+
+def _added(action: Action, paths: set[str]) -> dict[str, list[str]]:
+    """Per file an action changed, the first lines it added (``edits``)."""
+    per_file: dict[str, list[str]] = {}
+    texts = list(strings(action.arguments))
+    if action.command:
+        parsed = parse_command(action.command)
+        texts += parsed.heredocs
+        for words in parsed.commands:
+            name, args = program(words)
+            plain = [a for a in args if not a.startswith("-")]
+            if name == "sed" and len(plain) >= 2 and any(a.startswith("-i") for a in args):
+                per_file.update({f: sed_added(plain[0]) for f in plain[1:]})
+    for text in texts:
+        if "+++ " in text or "*** " in text:
+            per_file.update(patch_added(text))
+    if len(paths) == 1 and not per_file:
+        per_file = {next(iter(paths)): added_lines(action.arguments)}
+    return per_file
 
 
 def read_files(actions: Sequence[Action], changed: Iterable[str]) -> list[str]:

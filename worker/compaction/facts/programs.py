@@ -99,7 +99,7 @@ def _powershell(name: str, args: list[str]) -> list[Change]:
         if renamed and not re.search(r"[/\\]", target[0]):  # a new name in the same folder
             cut = max(sources[0].rfind("/"), sources[0].rfind("\\")) + 1
             target = [sources[0][:cut] + target[0]]
-        found = [(t, _PAIRS[name], []) for t in target]
+        found: list[Change] = [(t, _PAIRS[name], []) for t in target]
         if _PAIRS[name] == "moved here":
             found += [(s, "moved away", []) for s in sources]
         return found

@@ -78,7 +78,7 @@ _SUMMARY = re.compile(
     r"FAILURES!|ERRORS!|PASS|FAIL)$"
 )
 _COUNTED = re.compile(
-    rf"(?i)^(?:[a-z][\w ]{{0,20}}[:!.]?\s*)?(?:(?:ok|passed|failed|pass|fail)[.!]?\s*)?[-|]?\s*"
+    rf"(?i)^(?:[a-z][a-z ]{{0,20}}[:!.]?\s*)?(?:(?:ok|passed|failed|pass|fail)[.!]?\s*)?[-|]?\s*"
     rf"{_ITEM}(?:[,;|/\s-]+{_ITEM})*[.,;]?$"
 )
 _VERDICT = re.compile(
