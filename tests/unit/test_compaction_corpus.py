@@ -24,10 +24,9 @@ from tersify.worker.quality.conversations import FactKind
 CORPUS = Path(__file__).resolve().parents[1] / "compaction-corpus"
 sys.path.insert(0, str(CORPUS))
 
+from build import window  # noqa: E402 (the corpus's own scripts, beside its cases)
 from formats import FORMATS  # noqa: E402
 from formats.openai import SESSION, SUMMARY  # noqa: E402
-
-from build import window  # noqa: E402 (the corpus's own scripts, beside its cases)
 
 Msg = dict[str, Any]
 METAS = sorted(p for p in CORPUS.glob("*/*.json") if p.name.count(".") == 1)
