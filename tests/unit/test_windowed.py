@@ -16,7 +16,7 @@ from tersify.contract import FallbackReason, JobOptions, Method, PendingSummary,
 from tersify.settings import Settings
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
-from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider
+from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
 from tersify.worker.summarize.summarizer import Outcome, summarize
 from tests.fakemodel import FakeModelServer, RecordedRequest, answer, quoting, status
 
@@ -224,3 +224,69 @@ def test_an_output_under_the_window_that_its_numbers_push_over_is_read_whole_not
     assert {n for text in windows for n in numbered(text)} == set(range(1, 531))
     assert not any("output cut" in json.dumps(r.body) for r in fake_model.requests)
     assert f"301|{lines[300]}" in outcome.text.split("\n")
+
+
+@pytest.mark.parametrize("chars", [30_000, 70_000])
+def test_a_context_window_smaller_than_one_window_makes_more_windows_not_cut_ones(
+    chars: int, fake_model: FakeModelServer
+) -> None:
+    fake_model.set_default(quoting("FAILED"))
+    output = "\n".join(LOG)[:chars]
+    settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
+    provider = OpenAIProvider(
+        SecretStr("k"),
+        fake_model.openai_base_url,
+        "m",
+        connect_timeout=1.0,
+        pool_size=8,
+        context_tokens=6000,  # about 15,000 chars of user message beside the rest
+    )
+    try:
+        job = PendingSummary.build(
+            deadline_seconds=60, session_id="s", tool_name="bash", output=output
+        )
+        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+    finally:
+        provider.close()
+        compat.forget()
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    windows, merges = windows_and_merge(fake_model)
+    assert len(windows) >= chars // 16_000 and len(merges) == 1
+    assert all(len(text) < 16_000 for text in windows)
+    lines = len(output.split("\n"))
+    assert {n for text in windows for n in numbered(text)} == set(range(1, lines + 1))
+    assert not any("output cut" in json.dumps(r.body) for r in fake_model.requests)
+
+
+def test_windows_a_server_refuses_for_its_context_are_asked_again_in_smaller_ones(
+    fake_model: FakeModelServer,
+) -> None:
+    refusal = (
+        "This model's maximum context length is 6,000 tokens. However, you requested 19000 "
+        "tokens (18500 in the messages, 500 in the completion)."
+    )
+    output = "\n".join(LOG)[:70_000]
+    settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
+    fake_model.set_default(quoting("FAILED"))
+    fake_model.script([status(400, message=refusal), status(400, message=refusal)])
+    provider = OpenAIProvider(
+        SecretStr("sk-test-window"),
+        fake_model.openai_base_url,
+        "m",
+        connect_timeout=1.0,
+        pool_size=8,
+    )
+    try:
+        job = PendingSummary.build(
+            deadline_seconds=60, session_id="s", tool_name="bash", output=output
+        )
+        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+    finally:
+        provider.close()
+        compat.forget()
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    first, *again = [block(r)[1] for r in fake_model.requests if "tool_output" in user_text(r)]
+    assert len(first) > 30_000  # refused: a window the size of the setting
+    windows = again[1:]  # the second refused window, then the windows that fit
+    assert len(windows) > 2 and all(len(text) < 16_000 for text in windows)
+    assert all(w.read_by == "model" for w in outcome.windows)

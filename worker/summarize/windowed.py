@@ -64,6 +64,7 @@ class Layout:
 
     plan: WindowPlan
     reading: Reading
+    window_chars: int  # one request's window, the merge's too
     fixed: Quote = NO_QUOTE
 
 
@@ -84,14 +85,15 @@ def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layo
             doc = as_doc(clean, kind)
             source, reading = plain_lines(doc.lines), Reading.of(doc, tool_type, job.query)
             found = plan(source, reading, limit=limit, ceiling=ceiling)
-        return Layout(found, reading) if len(found.windows) > 1 else None
+        return Layout(found, reading, limit) if len(found.windows) > 1 else None
     view = file_view(clean)
     source, reading = view.numbered(), view.reading(job.query)
     found = plan(source, reading, limit=limit, ceiling=ceiling)
     if len(found.windows) < 2:
         return None
     wanted = relevant_range(view, reading, job.relevant_lines)
-    return Layout(found, reading, range_quote(view, wanted, settings.max_verbatim_chars))
+    fixed = range_quote(view, wanted, settings.max_verbatim_chars)
+    return Layout(found, reading, limit, fixed)
 
 
 def wrapped(clean: str) -> Doc:
@@ -149,7 +151,7 @@ def summarize_windows(
         tool_type,
         plan,
         parts,
-        limit=settings.model_window_chars,
+        limit=found.window_chars,
         max_summary_chars=settings.max_summary_chars,
         max_quote_chars=settings.max_quote_chars,
         fixed=found.fixed,
