@@ -45,6 +45,16 @@ threading.Thread(target=_watch, daemon=True).start()
 """
 
 
+def _short(path: str) -> str:
+    """A traced file's name from its package on (``worker/…``, ``httpcore/…``)."""
+    if "site-packages/" in path:
+        return path.rsplit("site-packages/", 1)[1]
+    for package in ("worker", "producer"):
+        if f"/{package}/" in path:
+            return package + "/" + path.rsplit(f"/{package}/", 1)[1]
+    return path
+
+
 def trace_worker(directory: Path) -> None:
     """Make the next worker started from here trace its allocations (see ``HOOK``)."""
     (directory / "sitecustomize.py").write_text(HOOK)
@@ -62,14 +72,13 @@ def where(directory: Path, lines: int, inflight: int, max_seconds: float) -> lis
         if time.monotonic() > deadline:
             raise TimeoutError("the worker wrote no tracemalloc snapshot")
         time.sleep(0.2)
-    root = str(Path(__file__).resolve().parents[1]) + os.sep
     # code loaded at start-up is no job's memory
     loading = tracemalloc.Filter(False, "<frozen importlib.*")
     stats = tracemalloc.Snapshot.load(str(snapshot)).filter_traces([loading]).statistics("lineno")
     shown = []
     for stat in stats[:lines]:
         frame = stat.traceback[0]
-        place = f"{frame.filename.removeprefix(root)}:{frame.lineno}"
+        place = f"{_short(frame.filename)}:{frame.lineno}"
         per_job = stat.size / max(1, inflight) / 1024
         shown.append(f"{stat.size / MB:8.2f} MB {per_job:7.1f} KiB/job  {place}")
     return shown

@@ -6,7 +6,9 @@ reset just before the first submit and read (``INFO commandstats``) once the las
 in, so everything is counted: the producer's writes and reads, the worker's take, heartbeats,
 lease renewals and chores, and the commands Lua scripts run inside Redis (Redis counts those
 too). A ``MONITOR`` connection beside it tells the commands a client sent apart from those a
-script ran (``sent_per_job``). Run: ``.venv/bin/python bench/redis_cost.py --help``.
+script ran (``sent_per_job``), and ``INFO cpu`` gives the server's own CPU time per job (what
+bounds how many jobs one primary serves; the MONITOR stream adds to it alike for every
+revision). Run: ``.venv/bin/python bench/redis_cost.py --help``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 import threading
 import time
 from collections import Counter
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -27,7 +31,7 @@ from tersify.settings import Settings
 from tersify.worker.processes.redis_server import LocalRedis
 
 # The bench's own bookkeeping, never charged to the jobs.
-OWN = {"config|resetstat", "info", "monitor", "client|setname"}
+OWN = {"config|resetstat", "info", "monitor", "client|setname", "echo"}
 
 
 class Monitor:
@@ -75,8 +79,26 @@ def commandstats(client: redis.Redis) -> Counter[str]:
     )
 
 
-def run(args: argparse.Namespace) -> tuple[Counter[str], Counter[str], Counter[str], float]:
-    """Submit and wait for every job; the counts (all, sent, scripted) and the seconds."""
+def server_cpu(client: redis.Redis) -> float:
+    """The server's CPU seconds so far (user + system, every thread)."""
+    cpu = client.info("cpu")
+    return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+
+
+@dataclass
+class Pass:
+    """One run's counts: every command Redis ran, those clients sent and those scripts ran."""
+
+    counts: Counter[str]
+    sent: Counter[str] = field(default_factory=Counter)
+    scripted: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+
+
+def run(args: argparse.Namespace, watch: bool) -> Pass:
+    """Submit and wait for every job; what Redis ran for them (``watch``: through MONITOR too,
+    which costs the server time of its own, so the CPU is read on a pass without it)."""
     texts = [tool_output(i, args.chars) for i in range(args.jobs)]
     with (
         TemporaryDirectory(prefix="tersify-bench-") as tmp,
@@ -88,32 +110,40 @@ def run(args: argparse.Namespace) -> tuple[Counter[str], Counter[str], Counter[s
         )
         admin = redis.Redis.from_url(server.url)
         try:
-            with Producer(Settings(redis_url=server.url)) as producer:
+            with (
+                Producer(Settings(redis_url=server.url)) as producer,
+                Monitor(server.url) if watch else nullcontext() as monitor,
+            ):
                 producer.live_workers()  # connections made before the count starts
                 time.sleep(args.settle_seconds)  # the worker's start-up chores are not jobs
                 admin.config_resetstat()
-                with Monitor(server.url) as monitor:
-                    started = time.perf_counter()
-                    handles = [
-                        producer.submit(
-                            session_id=f"cost-{i % args.sessions}", tool_name="grep", output=text
-                        )
-                        for i, text in enumerate(texts)
-                    ]
-                    deadline = time.monotonic() + args.max_seconds
-                    for handle in handles:
-                        handle.wait(timeout=max(0.1, deadline - time.monotonic()))
-                    seconds = time.perf_counter() - started
-                    counts = commandstats(admin)
-                sent = Counter({k: v for k, v in monitor.sent.items() if k not in OWN | {"echo"}})
-                return counts, sent, monitor.scripted, seconds
+                cpu, started = server_cpu(admin), time.perf_counter()
+                handles = [
+                    producer.submit(
+                        session_id=f"cost-{i % args.sessions}",
+                        tool_name="grep",
+                        output=text,
+                        command=args.command,
+                    )
+                    for i, text in enumerate(texts)
+                ]
+                deadline = time.monotonic() + args.max_seconds
+                for handle in handles:
+                    handle.wait(timeout=max(0.1, deadline - time.monotonic()))
+                done = Pass(commandstats(admin), seconds=time.perf_counter() - started)
+                done.cpu_seconds = server_cpu(admin) - cpu
+            if monitor is not None:
+                done.sent = Counter({k: v for k, v in monitor.sent.items() if k not in OWN})
+                done.scripted = monitor.scripted
+            return done
         finally:
             admin.close()
             worker.stop()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Count one run's commands; print the heaviest and one summary line."""
+    """Count the commands of two runs (plain, then watched); print the heaviest commands and
+    one summary line."""
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--jobs", type=int, default=200)
     p.add_argument("--sessions", type=int, default=50)
@@ -124,21 +154,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--settle-seconds", type=float, default=1.0)
     p.add_argument("--top", type=int, default=30, help="commands listed")
     p.add_argument("--max-seconds", type=float, default=120.0)
+    p.add_argument(
+        "--command", help="the command every job ran (its re-runs are looked up and recorded)"
+    )
     args = p.parse_args(argv)
-    counts, sent, scripted, seconds = run(args)
-    total = sum(counts.values())
+    plain, watched = run(args, watch=False), run(args, watch=True)
     per = args.jobs
-    for name, calls in counts.most_common(args.top):
+    for name, calls in plain.counts.most_common(args.top):
         print(
-            f"  {name:<22} {calls / per:6.2f}/job  sent {sent[name] / per:6.2f}  "
-            f"in scripts {scripted[name] / per:6.2f}"
+            f"  {name:<22} {calls / per:6.2f}/job  sent {watched.sent[name] / per:6.2f}  "
+            f"in scripts {watched.scripted[name] / per:6.2f}"
         )
-    print(f"{args.jobs} jobs over {args.sessions} sessions in {seconds:.2f} s")
+    print(f"{args.jobs} jobs over {args.sessions} sessions in {plain.seconds:.2f} s")
     print(
-        f"redis_cost: commands_per_job={total / per:.1f} "
-        f"sent_per_job={sum(sent.values()) / per:.1f} "
-        f"scripted_per_job={sum(scripted.values()) / per:.1f} jobs={args.jobs} "
-        f"sessions={args.sessions} latency_ms={args.latency_ms:g} seconds={seconds:.2f}"
+        f"redis_cost: commands_per_job={plain.counts.total() / per:.1f} "
+        f"sent_per_job={watched.sent.total() / per:.1f} "
+        f"scripted_per_job={watched.scripted.total() / per:.1f} "
+        f"redis_cpu_ms_per_job={plain.cpu_seconds * 1e3 / per:.3f} jobs={args.jobs} "
+        f"sessions={args.sessions} latency_ms={args.latency_ms:g} seconds={plain.seconds:.2f}"
     )
     return 0
 

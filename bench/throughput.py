@@ -104,6 +104,7 @@ def run_tersify(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs
             logs,
             args.launcher,
             tuple(args.celery_arg),
+            args.start_seconds,
             **env,
         )
         for _ in range(args.processes)
@@ -160,7 +161,11 @@ def run_bare(args: argparse.Namespace, url: str, fake: FakeModelProcess, logs: P
         argv += ["--without-mingle", "--without-gossip", "--loglevel", "WARNING"]
         client.delete("bench:ready:celery_bare")
         worker = Proc(f"bare{n}", argv, env, logs)
-        worker.wait_until(lambda: client.exists("bench:ready:celery_bare"), "bare Celery start")
+        worker.wait_until(
+            lambda: client.exists("bench:ready:celery_bare"),
+            "bare Celery start",
+            args.start_seconds,
+        )
         workers.append(worker)
     client.close()
     outputs = [tool_output(i, args.chars) for i in range(args.jobs)]
@@ -198,7 +203,9 @@ def run_peer(
         for n in range(args.peer_processes):
             client.delete(f"bench:ready:{name}")
             worker = Proc(f"{name}{n}", argv, env, logs)
-            worker.wait_until(lambda: client.exists(f"bench:ready:{name}"), f"{name} start")
+            worker.wait_until(
+                lambda: client.exists(f"bench:ready:{name}"), f"{name} start", args.start_seconds
+            )
             workers.append(worker)
     finally:
         client.close()
@@ -246,6 +253,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--peer-processes", type=int, default=1, help="arq and Dramatiq workers")
     p.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated subset")
     p.add_argument("--max-seconds", type=float, default=300.0, help="budget per system and round")
+    p.add_argument(
+        "--start-seconds", type=float, default=30.0, help="a worker's start-up (512 slots: more)"
+    )
     p.add_argument("--rounds", type=int, default=1, help="runs per system, interleaved; median")
     return p.parse_args(argv)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Unpack
+from collections.abc import Callable
+from typing import Any, TypeVar, Unpack
 
 import redis
 import redis.asyncio
@@ -21,6 +22,8 @@ from tersify.gate import AsyncSessionGate
 from tersify.settings import Settings
 from tersify.store import redis_url
 from tersify.store.commands import load
+
+T = TypeVar("T")
 
 # How often a waiter past the blocking slots looks for its result.
 _POLL_SECONDS = 0.25
@@ -108,7 +111,8 @@ class AsyncCompactionHandle:
 
 class AsyncProducer:
     """``Producer`` for asyncio backends: the same operations, as coroutines, every Redis
-    call (publishing included) on one ``redis.asyncio`` client."""
+    call (publishing included) on one ``redis.asyncio`` client; the CPU work on a large output
+    (cutting, classifying, hashing, compressing, scanning: ``core.Compute``) on a thread."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -164,6 +168,13 @@ class AsyncProducer:
             read_output(self.settings, ref, offset, limit, grep=by.get("grep"), allows=allows)
         )
 
+    async def compute(self, function: Callable[..., T], *args: Any, size: int | None) -> T:
+        """``function(*args)`` off the event loop when ``size`` (the text it works on; None:
+        unknown) is large, in place when small: the one way a server on this producer keeps a
+        client's large request from stalling the others (see ``core.Compute``)."""
+        result: T = await self._perform(core.Compute(function, args, size))
+        return result
+
     async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
         """How many workers with a live heartbeat take jobs from ``queue`` (one Redis call)."""
         return await self._run(liveness.live_workers(queue))
@@ -191,6 +202,8 @@ class AsyncProducer:
         if isinstance(step, core.GateScript):
             return await self.gate.run(step.call)
         if isinstance(step, core.Compute):
+            if step.size is not None and step.size < core.INLINE_CHARS:
+                return step.function(*step.args)
             async with self._compute:
                 return await asyncio.to_thread(step.function, *step.args)
         return await self._results.head(step.key, step.timeout)

@@ -57,18 +57,28 @@ class WaitHead:
 
 @dataclass(frozen=True, slots=True)
 class Compute:
-    """CPU work on what Redis returned (decoding and scanning a large output); the answer is
-    ``function(*args)``. The asyncio face runs it on a thread, a bounded number at once, so
-    one large read never holds the event loop."""
+    """CPU work on a client's text: cutting, classifying, hashing and compressing an output to
+    submit, decoding and scanning one read back, and whatever a server built on the asyncio
+    producer does to a request (``AsyncProducer.compute``). The answer is ``function(*args)``.
+
+    ``size`` is how much text it works on (None: unknown, taken as large). The asyncio face
+    runs small work in place (under ``INLINE_CHARS``: well under a millisecond) and large work
+    on a thread, ``COMPUTE_SLOTS`` at once, so one client's large output never holds the event
+    loop that serves the others, and a small request never queues behind a large one.
+    """
 
     function: Callable[..., Any]
     args: tuple[Any, ...]
+    size: int | None = None
 
 
 COMPUTE_SLOTS = 1
-"""Compute steps an asyncio producer runs at once; more wait their turn. One: under the GIL a
-second thread scans no faster, it only makes the event loop wait longer for the interpreter
-(and memory stays bounded by one large output at a time)."""
+"""Large compute steps an asyncio producer runs at once; more wait their turn. One: under the
+GIL a second thread scans no faster, it only makes the event loop wait longer for the
+interpreter (and memory stays bounded by one large output at a time)."""
+
+INLINE_CHARS = 64 * 1024
+"""Compute steps on less text than this run in place in the asyncio face."""
 
 Step = Round | GateScript | WaitHead | Compute
 Operation = Generator[Step, Any, T]

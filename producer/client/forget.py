@@ -113,8 +113,9 @@ def _doomed(session_id: str, jobs: set[str], owned: set[str]) -> set[str]:
         doomed |= {keys.compaction_job(job_id), keys.started(job_id)}
     session = (keys.gate_holds, keys.gate_jobs, keys.gate_held, keys.gate_held_bytes)
     index = (keys.compaction_summary, keys.session_jobs, keys.session_keys, keys.session_payloads)
+    runs = (keys.session_runs,)  # the latest runs that re-runs are told against
     gateway = (keys.gateway_session,)  # the gateway's counts for the session
-    return doomed | {key(session_id) for key in (*session, *index, *gateway)}
+    return doomed | {key(session_id) for key in (*session, *index, *runs, *gateway)}
 
 
 def forget_session(settings: Settings, session_id: str) -> Operation[Forgotten]:

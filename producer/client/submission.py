@@ -44,6 +44,7 @@ from tersify.store import keys, payloads, sessions
 from tersify.store.commands import Command, command
 from tersify.store.publisher import push
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
+from tersify.text.excerpt import Excerpt
 
 _STORE_FAILED = "could not store the job"
 
@@ -90,9 +91,7 @@ def submit(
     Interactive jobs close the session gate before they are published and reopen it if
     publishing fails; batch jobs never touch the gate.
     """
-    kept = excerpt(settings, dict(fields))
-    job = build_job(settings, **{**fields, "output": kept})
-    tool_type = classify(job.tool_name, job.command, job.output)
+    kept, job, tool_type = yield Compute(_validated, (settings, fields), _size(fields["output"]))
     if summarizes(settings, job):
         with tracing.span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
@@ -100,9 +99,23 @@ def submit(
             yield from enqueue(settings, gate, job, tool_type, kept.stored)
         return job, None
     result = passthrough(job, tool_type)
+    logged = yield Compute(stage_passthrough_log, (settings, job, result), len(job.output))
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
-        yield Round(stage_passthrough_log(settings, job, result), "could not log the output")
+        yield Round(logged, "could not log the output")
     return job, result
+
+
+def _validated(settings: Settings, fields: Submission) -> tuple[Excerpt, PendingSummary, ToolType]:
+    """The call's output as the job carries it (whole or cut), the job, its tool type: the CPU
+    work of a submit, on the asyncio face off its event loop for a large output."""
+    kept = excerpt(settings, dict(fields))
+    job = build_job(settings, **{**fields, "output": kept})
+    return kept, job, classify(job.tool_name, job.command, job.output)
+
+
+def _size(output: object) -> int | None:
+    """How much text a submit works on, for ``Compute``; None when it is not text."""
+    return len(output) if isinstance(output, str | bytes) else None
 
 
 def enqueue(
@@ -118,7 +131,8 @@ def enqueue(
     ``stored``: the whole output, when the job carries an excerpt of it; ``output_ref`` then
     reads it instead of the excerpt.
     """
-    digest, blob = payloads.encode(job.output)
+    digest, blob = yield Compute(payloads.encode, (job.output,), len(job.output))
+    whole = None if stored is None else (yield Compute(payloads.encode, (stored,), len(stored)))
     meta_key = keys.job_meta(job.job_id)
     ttl = settings.payload_ttl_seconds
     writes = [*payloads.stage(digest, blob, ttl)]
@@ -126,7 +140,7 @@ def enqueue(
     writes += sessions.index_job(job.session_id, job.job_id, kept)
     writes += sessions.index_payload(job.session_id, digest, kept)
     if job.output_ref is not None:
-        writes += _stage_whole(job, tool_type, digest, stored, ttl, kept)
+        writes += _stage_whole(job, tool_type, digest, whole, ttl, kept)
     writes += [
         command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
         command("expire", meta_key, settings.result_ttl_seconds),
@@ -152,17 +166,18 @@ def _stage_whole(
     job: PendingSummary,
     tool_type: ToolType,
     digest: str,
-    stored: str | None,
+    stored: tuple[str, bytes] | None,
     ttl: int,
     kept: int,
 ) -> list[Command]:
     """The commands that point ``output_ref`` at the whole output: the job's own payload, or
-    the stored whole text of a cut one; both named in the session's index (``forget``)."""
+    the stored whole text of a cut one (``stored``: its digest and encoded bytes); both named
+    in the session's index (``forget``)."""
     assert job.output_ref is not None
     whole = digest
     writes: list[Command] = []
     if stored is not None:
-        whole, blob = payloads.encode(stored)
+        whole, blob = stored
         writes += [
             *payloads.stage(whole, blob, ttl),
             *sessions.index_payload(job.session_id, whole, kept),

@@ -4,7 +4,9 @@ Times are Redis server milliseconds (``TIME``), so the clocks of producer and wo
 matter. A hold is *live* while its score (effective expiry) is greater than now; the gate of a
 session is open when it has no live hold. Each script raises the TTL of the keys it writes so
 an abandoned session leaves nothing behind. ``claim`` reaches across sessions, so it builds
-per-session key names from templates passed in ARGV (fine on a single Redis, not on Cluster).
+per-session key names from templates passed in ARGV, and ``enqueue`` and ``complete`` also
+run the writes their callers pass in ARGV (the job's payload, record and index; a result's
+counts) in the same atomic step: fine on a single Redis and under Sentinel, not on Cluster.
 """
 
 from __future__ import annotations

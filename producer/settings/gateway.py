@@ -47,11 +47,25 @@ class GatewaySettings(BaseModel):
         ge=1024,
         description="Largest request body the gateway takes (413 past it).",
     )
+    gateway_max_connections: int = Field(
+        1000, ge=8, description="Open client connections of the gateway (at most half its fds)."
+    )
+    gateway_header_timeout_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="A request's headers must reach the gateway within this (else closed).",
+    )
+    gateway_body_timeout_seconds: float = Field(
+        120.0,
+        gt=0,
+        description="A request's body must reach the gateway within this after its headers.",
+    )
 
     @field_validator("gateway_anthropic_upstream", "gateway_openai_upstream")
     @classmethod
     def _http_url(cls, url: str) -> str:
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: write it with its scheme, as https://{url}")
+            fixed = f"https://{url.strip()}" if "://" not in url else "https://HOST"
+            raise ValueError(f"not an http(s) URL: write it with its scheme, as {fixed}")
         return url.strip()

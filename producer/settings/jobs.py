@@ -30,6 +30,13 @@ class JobSettings(BaseModel):
     cache_ttl_seconds: int = Field(
         86_400, ge=0, description="Reuse model summaries of identical outputs; 0: off."
     )
+    rerun_window: int = Field(
+        20,
+        ge=0,
+        le=1000,
+        description="A command run again within the session's last N summarized runs is "
+        "summarized as what changed; 0: off.",
+    )
     result_ttl_seconds: int = Field(86_400, ge=60, description="How long results stay in Redis.")
     payload_ttl_seconds: int = Field(3600, ge=60, description="How long stored outputs stay.")
     visibility_timeout_seconds: int = Field(

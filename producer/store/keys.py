@@ -113,6 +113,9 @@ session_keys = Key(
     "session:{}:keys", "Set of other keys a session owns (refs, spills, deliveries)."
 )
 payload_sessions = Key("payload-sessions:{}", "Set of the sessions whose jobs use a payload.")
+session_runs = Key(
+    "session:{}:runs", "List of a session's latest summarized runs of commands, newest first."
+)
 
 passthrough_entry = Key("sessionlog:entry:{}", "A passthrough output and its result, by job id.")
 PASSTHROUGH_SIZES: Final = f"{PREFIX}sessionlog:sizes"

@@ -339,7 +339,7 @@ class ExcerptBuilder:
         else:
             opening = f"[… tersify cut {gap}: none of them matched what matters …]\n"
             closing = ""
-        text = head + opening + between + closing + tail
+        text = "".join((head, opening, between, closing, tail))  # one copy of a large text
         cut = OutputCut(
             bytes_in=self._bytes,
             lines_in=total,

@@ -8,6 +8,8 @@ import resource
 import select
 import socket
 import string
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from tersify.worker.store.sessionlog import session_files
 from tests.helpers import free_port, wait_for
 from tests.integration.test_api import (
     SCOPED,
+    TOKEN,
     TOKENS,
     ApiServer,
     assert_problem,
@@ -259,26 +262,54 @@ def test_a_cjk_output_at_the_cap_fits_the_request_limit_however_it_is_escaped(
     assert over.status_code == 202, over.text  # past the output cap: served, cut
 
 
-def test_connections_past_the_cap_are_closed_at_once_and_slots_come_back(
+def test_at_the_cap_a_new_connection_takes_the_place_of_the_oldest_half_open_one(
     start_api: StartApi,
 ) -> None:
     api = start_api(api_max_connections="8", api_header_timeout_seconds="60")
     silent = [s for _ in range(12) if (s := _open(api.port, b"")) is not None]
     try:
         # a closed (reset) socket turns readable; a held one stays silent for its 60 s
-        def refused() -> list[socket.socket]:
+        def closed() -> list[socket.socket]:
             return select.select(silent, [], [], 0)[0]
 
-        # eight held (fewer if the start-up probe's connection is still counted), the rest closed
-        wait_for(lambda: len(refused()) >= len(silent) - 8, "connections past the cap closed")
-        assert len(refused()) < len(silent)
-        assert all(_closed_by_server(sock) for sock in refused())
+        wait_for(lambda: len(closed()) >= len(silent) - 8, "the oldest connections closed")
+        assert all(_closed_by_server(sock) for sock in closed())
+        # the newest connections hold the slots: a client arriving now takes the oldest's
+        assert set(closed()) <= set(silent[: len(closed())])
+        assert wait_for(lambda: Probes(api).health() == 200, "a slot for /healthz", timeout=30)
     finally:
         for sock in silent:
             sock.close()
-    assert wait_for(lambda: Probes(api).health() == 200, "a slot for /healthz", timeout=30)
-    closed = httpx.get(f"{api.url}/metrics", timeout=10).text
-    assert 'tersify_api_connections_closed_total{reason="cap"}' in closed
+    page = httpx.get(f"{api.url}/metrics", timeout=10).text
+    assert 'tersify_api_connections_closed_total{reason="evicted"}' in page
+
+
+def test_past_the_cap_with_every_connection_busy_a_new_one_is_closed_at_once(
+    start_api: StartApi, producer: Producer
+) -> None:
+    api = start_api(api_max_connections="8")
+    producer.submit(session_id="busy", tool_name="bash", output="x\n" * 2000)  # no worker: gated
+    with httpx.Client(base_url=api.url, timeout=60) as warm:
+        assert warm.get("/healthz").status_code == 200
+    held: list[socket.socket] = []
+    try:
+        for _ in range(8):  # eight long-polls: every slot has a request in hand
+            request = b"GET /v1/sessions/busy/gate?wait=30 HTTP/1.1\r\nHost: x\r\n"
+            sock = _open(api.port, request + f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
+            assert sock is not None
+            held.append(sock)
+        time.sleep(1)  # the long-polls are read and waiting
+        extra = _open(api.port, b"")
+        assert extra is not None
+        held.append(extra)
+        extra.settimeout(10)
+        assert _closed_by_server(extra)
+        assert not select.select(held[:-1], [], [], 0)[0]  # none of the busy ones was closed
+    finally:
+        for sock in held:
+            sock.close()
+    page = httpx.get(f"{api.url}/metrics", timeout=10).text
+    assert 'tersify_api_connections_closed_total{reason="cap"}' in page
 
 
 def test_a_token_scoped_to_a_127_character_session_never_deletes_a_longer_sessions_log(
@@ -300,3 +331,41 @@ def test_a_token_scoped_to_a_127_character_session_never_deletes_a_longer_sessio
     assert forgot.status_code == 200 and forgot.json()["log_files"] == 1
     assert session_files(directory, short) == []
     assert session_files(directory, longer) == kept and all(p.exists() for p in kept)
+
+
+def test_large_submits_never_hold_another_clients_gate_read(start_api: StartApi) -> None:
+    api = start_api()
+    line = "2026-01-01T00:00:00 INFO worker-{:07d} handled a request in 12 ms\n"
+    big = "".join(line.format(i) for i in range(20 * 1024 * 1024 // len(line.format(0))))
+    took: dict[str, list[float]] = {"submit": [], "gate": []}
+
+    def send(kind: str, method: str, path: str, body: bytes | None = None) -> None:
+        with client(api) as http:
+            started = time.monotonic()
+            headers = {"Content-Type": "application/json"}
+            response = http.request(method, path, content=body, headers=headers, timeout=300)
+        assert response.status_code in (200, 202), response.text
+        took[kind].append(time.monotonic() - started)
+
+    submits = [
+        threading.Thread(
+            target=send,
+            args=("submit", "POST", "/v1/summaries", _submit_body(f"loud-{n}", big + str(n))),
+        )
+        for n in range(3)
+    ]
+    for thread in submits:
+        thread.start()
+    time.sleep(0.5)  # the bodies are on their way
+    while any(thread.is_alive() for thread in submits) and len(took["gate"]) < 500:
+        send("gate", "GET", "/v1/sessions/quiet/gate")
+    for thread in submits:
+        thread.join(300)
+    assert len(took["submit"]) == 3 and took["gate"], took
+    # every gate read answered while the large submits were cut, hashed and compressed, in a
+    # fraction of the time any of them took: never queued behind that work on the event loop
+    assert max(took["gate"]) * 5 < min(took["submit"]), took
+
+
+def _submit_body(session: str, output: str) -> bytes:
+    return json.dumps({"session_id": session, "tool_name": "bash", "output": output}).encode()

@@ -3,11 +3,16 @@ requests sent byte by byte where a client library would have normalized them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import resource
 import secrets
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,11 +22,14 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from tersify.settings import Settings
 from tersify.store import keys
 from tersify.worker.gateway.store import content_key
+from tersify.worker.processes.group import GroupProcess
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
-from tests.integration.gateway import API_KEY, Gateway
+from tests.helpers import free_port, tersify_argv, wait_for
+from tests.integration.gateway import API_KEY, Gateway, port_open
 from tests.rawhttp import RawResponse, Trap, exchange, request_bytes
 
 StartWorker = Callable[..., WorkerProcess]
@@ -309,3 +317,122 @@ def test_two_agents_without_a_session_header_and_the_same_opening_never_share_a_
     here, there = session(keyless, "127.0.0.1"), session(keyless, "127.0.0.2")
     assert here != there and len({one, two, here, there}) == 4
     assert session(keyless, "127.0.0.1") == here
+
+
+def _half_open(port: int, first: bytes) -> socket.socket | None:
+    """A connection that sent ``first`` and nothing more; None when it never connected."""
+    sock = socket.socket()
+    sock.settimeout(5)
+    try:
+        sock.connect(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        return None
+    with contextlib.suppress(OSError):  # closed past the cap meanwhile: that is the point
+        sock.sendall(first)
+    return sock
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed too
+        return True
+
+
+@pytest.mark.slow
+def test_the_gateway_answers_under_a_256_fd_limit_with_1100_half_open_connections(
+    settings: Settings, fake_model: FakeModelServer, tmp_path: Path
+) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 2400:  # this test's own sockets
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    port = free_port()
+    env = {
+        "redis_url": settings.redis_url,
+        "gateway_anthropic_upstream": fake_model.url,
+        "gateway_header_timeout_seconds": "2",
+        "gateway_body_timeout_seconds": "3",
+        "log_format": "json",
+    }
+    limited = ("sh", "-c", 'ulimit -n 256 && exec "$@"', "sh")
+    process = GroupProcess(
+        [*limited, *tersify_argv("gateway", "--listen", f"127.0.0.1:{port}")],
+        env=settings.child_env(**env),
+        log_path=tmp_path / "gateway.log",
+    )
+    process.start()
+    try:
+        process.wait_until(lambda: port_open(port), "the gateway listening", 30)
+        openers = (
+            b"",  # silent
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n",  # headers never finished
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",
+        )
+        socks = [s for i in range(1100) if (s := _half_open(port, openers[i % 3])) is not None]
+        try:
+            answered = wait_for(lambda: _forwarded(port), "a request answered", timeout=60)
+            assert answered == 200
+            for sock in socks:
+                sock.settimeout(15)
+            assert all(_closed_by_server(sock) for sock in socks)
+        finally:
+            for sock in socks:
+                sock.close()
+        assert process.alive()
+        page = httpx.get(f"http://127.0.0.1:{port}/tersify/metrics", timeout=10).text
+        counts = {
+            reason: float(value)
+            for reason, value in re.findall(
+                r'tersify_gateway_connections_closed_total\{reason="(\w+)"\} (\S+)', page
+            )
+        }
+        assert counts["header_timeout"] > 0 and counts["body_timeout"] > 0 and counts["evicted"] > 0
+    finally:
+        process.stop()
+
+
+def _forwarded(port: int) -> int:
+    """The status of one small request through the gateway; 0 when it got none."""
+    try:
+        body = json.dumps(SMALL).encode()
+        url = f"http://127.0.0.1:{port}/v1/messages"
+        return httpx.post(url, content=body, headers=ANTHROPIC_HEADERS, timeout=3).status_code
+    except httpx.TransportError:
+        return 0
+
+
+def test_a_20_mb_tool_result_never_holds_another_agents_request(
+    start_worker: StartWorker, start_gateway: StartGateway
+) -> None:
+    start_worker()
+    gateway = start_gateway(gateway_wait_seconds="0.5")  # then cancelled: the gateway's own work
+    line = "src/pkg/module.py:{:07d}: result = compute(value, options={{'mode': 'fast'}})\n"
+    big = "".join(line.format(i) for i in range(20 * 1024 * 1024 // len(line.format(0))))
+    took: dict[str, list[float]] = {"loud": [], "quiet": []}
+
+    def send(kind: str, body: bytes) -> None:
+        started = time.monotonic()
+        answer = exchange(
+            gateway.port, request_bytes("POST", "/v1/messages", body, ANTHROPIC_HEADERS), 300
+        )
+        assert answer.status == 200
+        took[kind].append(time.monotonic() - started)
+
+    loud = [
+        threading.Thread(target=send, args=("loud", json.dumps(turn_with(big + str(n))).encode()))
+        for n in range(2)
+    ]
+    for thread in loud:
+        thread.start()
+    time.sleep(0.5)  # the bodies are on their way
+    while any(thread.is_alive() for thread in loud) and len(took["quiet"]) < 500:
+        send("quiet", json.dumps(SMALL).encode())
+    for thread in loud:
+        thread.join(300)
+    assert len(took["loud"]) == 2 and took["quiet"], took
+    # every quiet request answered while the large results were read, cut, hashed and
+    # compressed, in a fraction of the time either took: never queued behind that work
+    assert max(took["quiet"]) * 5 < min(took["loud"]), took

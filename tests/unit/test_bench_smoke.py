@@ -52,12 +52,33 @@ TINY_RUNS = [
         {"commands_per_job", "sent_per_job", "scripted_per_job"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
+    (
+        "job_cpu.py",
+        ["--jobs", "10", "--rounds", "1"],
+        "job_cpu:",
+        {"total_ms", "model_call_ms", "around_ms"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
     (
         "excerpt.py",
         ["--mb", "4", "--runs", "1"],
         "excerpt:",
         {"seconds", "mb_per_s", "peak_mb", "stored_mb", "kept_between"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
+        "stall.py",
+        ["--rounds", "1", "--loud", "1", "--mb", "2", "--half-open", "60", "--probes", "2"],
+        "stall:",
+        {"gateway_flood_p99_ms", "api_flood_p99_ms", "gateway_half_open_answered"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
+        "windows.py",
+        ["--sizes", "120000", "--runs", "1", "--latency-ms", "20", "--concurrency", "8"],
+        "windows:",
+        {"latency_s", "x_one_request", "requests", "chars_sent"},
         SCRIPT_TIMEOUT_SECONDS,
     ),
     (

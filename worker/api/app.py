@@ -28,7 +28,7 @@ from tersify.worker.api.auth import TokenTable
 from tersify.worker.api.bodies import Health
 from tersify.worker.api.bodylimit import BodyLimit
 from tersify.worker.api.cancel import router as cancel_router
-from tersify.worker.api.connections import GuardedH11Protocol
+from tersify.worker.api.connections import ApiProtocol, api_limits
 from tersify.worker.api.metrics import RequestMetrics
 from tersify.worker.api.outputs import router as outputs_router
 from tersify.worker.api.routes import router
@@ -176,6 +176,6 @@ def app_from_environment() -> ASGIApp:
     """uvicorn's factory: Settings from ``TERSIFY_*`` (each worker process builds its own)."""
     settings = Settings()
     configure_logging(settings)
-    limits = GuardedH11Protocol.configure(settings)
+    limits = ApiProtocol.configure(api_limits(settings))
     _log.info("api_connection_limits", **dataclasses.asdict(limits))
     return create_app(settings)

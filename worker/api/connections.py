@@ -1,138 +1,28 @@
-"""Connection hygiene: a cap on open connections and deadlines for reading each request.
-
-uvicorn closes idle keep-alive connections but gives a client all the time it likes to send a
-request's headers and body. ``GuardedH11Protocol`` closes a connection whose headers are not
-complete ``api_header_timeout_seconds`` after it opened (or after its last response), or whose
-body is not complete ``api_body_timeout_seconds`` after its headers, and refuses connections past
-``connection_cap``: half the process's file-descriptor limit at most, so ``accept`` never runs
-out of descriptors and Redis connections, logs and ``/healthz`` always find one.
-"""
+"""The API's connection limits (``tersify.worker.runtime.connections``): settings, counter."""
 
 from __future__ import annotations
 
-import asyncio
-import resource
-from dataclasses import dataclass
 from typing import ClassVar
 
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from prometheus_client import Counter
 
 from tersify.settings import Settings
 from tersify.worker.api.metrics import CLOSED
+from tersify.worker.runtime.connections import ConnectionLimits, GuardedH11Protocol
 
-PROTOCOL = "tersify.worker.api.connections:GuardedH11Protocol"
-# descriptors kept for everything that is not a client connection (Redis, logs, the listener)
-_RESERVED_FDS = 32
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectionLimits:
-    """What one API process allows its clients."""
-
-    max_connections: int
-    header_timeout: float
-    body_timeout: float
-
-    @property
-    def backlog(self) -> int:
-        """The listen backlog, which is also how many connections one wake-up accepts at once.
-
-        asyncio accepts up to this many before any of them is seen (and refused past the cap),
-        so it is kept a fraction of the cap: descriptors stay within the cap and two batches.
-        """
-        return max(8, min(2048, self.max_connections // 4))
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ConnectionLimits:
-        """The limits of ``settings``, the connection cap lowered to fit the descriptor limit."""
-        return cls(
-            max_connections=connection_cap(settings.api_max_connections),
-            header_timeout=settings.api_header_timeout_seconds,
-            body_timeout=settings.api_body_timeout_seconds,
-        )
+PROTOCOL = "tersify.worker.api.connections:ApiProtocol"
 
 
-def raise_fd_limit() -> int:
-    """Raise this process's soft descriptor limit to its hard one; returns the soft limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or soft < hard:
-        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65_536)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError):
-            pass
-    return soft
+def api_limits(settings: Settings) -> ConnectionLimits:
+    """The API's limits: ``TERSIFY_API_MAX_CONNECTIONS`` and its read deadlines."""
+    return ConnectionLimits.capped(
+        settings.api_max_connections,
+        settings.api_header_timeout_seconds,
+        settings.api_body_timeout_seconds,
+    )
 
 
-def connection_cap(wanted: int) -> int:
-    """``wanted``, lowered to half the descriptors left after the reserve (at least 8)."""
-    soft = raise_fd_limit()
-    return max(8, min(wanted, (soft - _RESERVED_FDS) // 2))
+class ApiProtocol(GuardedH11Protocol):
+    """The API's guarded protocol: its closes counted in ``tersify_api_connections_closed``."""
 
-
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a connection cap and request-read deadlines."""
-
-    limits: ClassVar[ConnectionLimits] = ConnectionLimits(1000, 10.0, 60.0)
-
-    _read_timer: asyncio.TimerHandle | None = None
-    _reading_body = False
-
-    @classmethod
-    def configure(cls, settings: Settings) -> ConnectionLimits:
-        """Apply ``settings`` to every connection this process accepts from now on."""
-        cls.limits = ConnectionLimits.from_settings(settings)
-        return cls.limits
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        """Accept the connection, or close it at once when the process is at its cap."""
-        full = len(self.connections) >= self.limits.max_connections
-        super().connection_made(transport)
-        if full:
-            CLOSED.labels("cap").inc()
-            transport.abort()
-            return
-        self._arm(self.limits.header_timeout, body=False)
-
-    def data_received(self, data: bytes) -> None:
-        """Read as uvicorn does, then move the deadline to the request's new state."""
-        super().data_received(data)
-        state = self.conn.their_state
-        if state is h11.IDLE:
-            if self._read_timer is None or self._reading_body:
-                self._arm(self.limits.header_timeout, body=False)
-        elif state is h11.SEND_BODY:
-            if not self._reading_body:
-                self._arm(self.limits.body_timeout, body=True)
-        else:
-            self._disarm()  # the request is read: the app may take its time (long-polls)
-
-    def on_response_complete(self) -> None:
-        """After a response, uvicorn's keep-alive timeout covers the idle connection."""
-        self._disarm()
-        super().on_response_complete()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        """Drop the deadline with the connection."""
-        self._disarm()
-        super().connection_lost(exc)
-
-    def _arm(self, seconds: float, *, body: bool) -> None:
-        self._disarm()
-        self._reading_body = body
-        self._read_timer = self.loop.call_later(seconds, self._too_slow)
-
-    def _disarm(self) -> None:
-        if self._read_timer is not None:
-            self._read_timer.cancel()
-            self._read_timer = None
-        self._reading_body = False
-
-    def _too_slow(self) -> None:
-        reason = "body_timeout" if self._reading_body else "header_timeout"
-        self._read_timer = None
-        if not self.transport.is_closing():
-            CLOSED.labels(reason).inc()
-            self.transport.close()
+    closed: ClassVar[Counter] = CLOSED

@@ -27,7 +27,7 @@ LATENCY = Histogram(
 CLOSED = Counter(
     "tersify_api_connections_closed",
     "Client connections the API closed: past the cap, or too slow to send a request.",
-    ["reason"],  # cap | header_timeout | body_timeout
+    ["reason"],  # evicted | cap | header_timeout | body_timeout
 )
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, cast
 import redis
 import redis.asyncio
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from tersify.chat.compaction import CompactionResult
 from tersify.chat.pairs import repair_messages
@@ -36,7 +36,7 @@ from tersify.worker.api.bodies import (
 )
 from tersify.worker.api.liveness import WARNING_DOC, unserved
 from tersify.worker.api.problems import ApiProblem, documented
-from tersify.worker.redact import leaving_with
+from tersify.worker.redact import Scope, leaving_with
 from tersify.worker.store.sessionlog import forget_files
 
 router = APIRouter(prefix="/v1")
@@ -56,10 +56,18 @@ async def _awaited(call: Awaitable[str | None] | str | None) -> str | None:
     return await cast("Awaitable[str | None]", call)
 
 
-def _leaving(request: Request, result: SummaryResult) -> SummaryResult:
-    """The result as it may leave: the one way out (``tersify.worker.redact.outgoing``)."""
+async def _result_response(request: Request, result: SummaryResult) -> Response:
+    """A result as it may leave (``tersify.worker.redact.outgoing``), redacted and rendered off
+    the event loop when its text is large (a passthrough may be megabytes)."""
     settings: Settings = request.app.state.settings
-    return leaving_with(result, settings.redact)
+    body = await _producer(request).compute(
+        _rendered, result, settings.redact, size=len(result.text)
+    )
+    return Response(body, media_type="application/json")
+
+
+def _rendered(result: SummaryResult, redact: frozenset[Scope]) -> bytes:
+    return leaving_with(result, redact).model_dump_json().encode()
 
 
 def _producer(request: Request) -> AsyncProducer:
@@ -118,7 +126,7 @@ def _capped(request: Request, wait: float) -> float:
         ),
     },
 )
-async def submit_summary(body: SummaryRequest, caller: Caller, request: Request) -> JSONResponse:
+async def submit_summary(body: SummaryRequest, caller: Caller, request: Request) -> Response:
     """Submit a tool output; a short one comes straight back as a ``passthrough`` result."""
     caller.check(body.session_id)
     await _admit(request, caller)
@@ -127,7 +135,7 @@ async def submit_summary(body: SummaryRequest, caller: Caller, request: Request)
     # a passthrough handle already holds its result; a queued job's read is one Redis call
     result = await handle.result()
     if result is not None and result.method is Method.PASSTHROUGH:
-        return JSONResponse(_leaving(request, result).model_dump(mode="json"))
+        return await _result_response(request, result)
     return _accepted(request, "get_summary", handle.job_id, await unserved(producer, body.queue))
 
 
@@ -143,7 +151,7 @@ async def submit_summary(body: SummaryRequest, caller: Caller, request: Request)
 )
 async def get_summary(
     job_id: JobId, caller: Caller, request: Request, wait: Wait = 0.0
-) -> JSONResponse:
+) -> Response:
     """The job's result: 200 when stored, 202 while running, 404 for an unknown job."""
     producer = _producer(request)
     result = await producer.get(job_id)
@@ -159,7 +167,7 @@ async def get_summary(
         return _accepted(request, "get_summary", job_id)
     if not caller.allows(result.session_id):
         raise JobNotFoundError(f"no job {job_id!r}")  # another session's job: not this caller's
-    return JSONResponse(_leaving(request, result).model_dump(mode="json"))
+    return await _result_response(request, result)
 
 
 async def _check_job_session(request: Request, caller: Caller, job_id: str) -> None:

@@ -37,7 +37,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from tersify.worker.api.app import AuthNotConfiguredError, token_table
-    from tersify.worker.api.connections import PROTOCOL, ConnectionLimits
+    from tersify.worker.api.connections import PROTOCOL, api_limits
 
     try:
         tokens = token_table(settings)
@@ -78,7 +78,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         server_header=False,
         timeout_graceful_shutdown=5,
         http=PROTOCOL,  # uvicorn's h11 with a connection cap and request-read deadlines
-        backlog=ConnectionLimits.from_settings(settings).backlog,
+        backlog=api_limits(settings).backlog,
         timeout_keep_alive=settings.api_keep_alive_seconds,
     )
     serve(config, sock)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
@@ -32,14 +33,25 @@ def _gateway(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from tersify.worker.gateway.app import Gateway
+    from tersify.worker.gateway.limits import GatewayProtocol, gateway_limits
+    from tersify.worker.preflight.checks import settings_check
     from tersify.worker.runtime.logconfig import configure_logging
 
     host, port = listen_address(args.listen)
     sock = bound(host, port, "--listen")
     configure_logging(settings)
+    limits = GatewayProtocol.configure(gateway_limits(settings))  # the fd limit raised first
+    structlog.get_logger("tersify.gateway").info(
+        "gateway_connection_limits", **dataclasses.asdict(limits)
+    )
+    for found in settings_check(settings):  # a misspelled TERSIFY_* name, said once at start
+        structlog.get_logger("tersify.preflight").warning(
+            "startup_check_warned", check=found.check, detail=found.detail
+        )
     config = uvicorn.Config(
         Gateway(settings),
-        http="h11",
+        http=GatewayProtocol,  # uvicorn's h11 with a connection cap and request-read deadlines
+        backlog=limits.backlog,
         lifespan="on",
         log_config=None,  # logging is structlog's
         access_log=False,  # a path or header may name a session; the metrics count requests

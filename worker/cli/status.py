@@ -166,7 +166,8 @@ def _gateway(found: dict[str, Any]) -> list[Table]:
         return []
     table = Table(
         title=f"gateway: {totals['requests']} requests, {totals.get('rewritten', 0)} results "
-        f"summarized, {totals.get('reused', 0)} reused · saved "
+        f"summarized ({totals.get('reruns', 0)} as what changed since an earlier run), "
+        f"{totals.get('reused', 0)} reused · saved "
         f"{totals.get('tokens_before', 0) - totals.get('tokens_after', 0)} tokens "
         f"(${totals.get('saved_usd', 0.0):.4f})"
     )

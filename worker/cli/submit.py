@@ -39,6 +39,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--max-summary-chars", type=int, default=None, help="longest summary")
     p.add_argument("--model", default=None, help="this job's model (TERSIFY_JOB_MODELS)")
     p.add_argument("--no-summarize", action="store_true", help="hand the output back as it is")
+    p.add_argument(
+        "--no-rerun",
+        action="store_true",
+        help="summarize on its own, never as what changed since an earlier run",
+    )
     p.add_argument("--callback-url", default=None, help="POST the signed result here")
     p.set_defaults(run=_submit)
 
@@ -150,6 +155,8 @@ def _options(args: argparse.Namespace) -> JobOptions | None:
     }
     if args.no_summarize:
         chosen["summarize"] = False
+    if args.no_rerun:
+        chosen["rerun"] = False
     if not chosen:
         return None
     try:

@@ -29,7 +29,7 @@ from tersify.errors import OutputTooLargeError
 from tersify.settings import Settings
 from tersify.store.redis_url import aclose, async_redis_client
 from tersify.worker.gateway import metrics, savings
-from tersify.worker.gateway.formats import Api, read
+from tersify.worker.gateway.formats import Api, RequestView, read
 from tersify.worker.gateway.rewrite import RequestEdits, Rewriter
 from tersify.worker.gateway.sessions import client_of, session_of
 from tersify.worker.gateway.spans import splice
@@ -116,7 +116,7 @@ class Gateway:
         if gone.done() and not work.done() and not exchange.complete:
             work.cancel()
             metrics.DISCONNECTS.inc()
-            log.info("gateway_client_disconnected", path=scope["path"])
+            log.info("gateway_client_disconnected", api=_api_label(scope))
         gone.cancel()
         await asyncio.gather(work, gone, return_exceptions=True)
         if work.done() and not work.cancelled() and (exc := work.exception()) is not None:
@@ -159,9 +159,9 @@ class Gateway:
         if api is None or _has(headers, b"content-encoding"):
             return Prepared(body)
         started = time.perf_counter()
+        compute = self.producer.compute  # CPU work on the body: off the event loop when large
         try:
-            text = body.decode("utf-8")
-            conversation = read(api, text)
+            text, conversation = await compute(_read, api, body, size=len(body))
         except Exception as exc:  # any body it cannot read (encoding, depth, shape) goes on whole
             why = type(exc).__name__  # the message may quote the body: not logged
             log.info("gateway_body_forwarded_as_is", api=api.value, why=why)
@@ -175,13 +175,21 @@ class Gateway:
         except Exception:  # a bug must not lose the request: it goes on as the client sent it
             log.exception("gateway_rewrite_failed", session_id=session_id)
             outcome = RequestEdits(warning=REWRITE_FAILED)
-        sent = splice(text, outcome.edits) if outcome.edits else text
-        prepared = Prepared(sent.encode("utf-8", "backslashreplace") if outcome.edits else body)
-        counts = self._counts(conversation.model, text, sent, outcome)
+        sent, counts = await compute(self._sent, conversation.model, text, outcome, size=len(body))
+        prepared = Prepared(sent if sent is not None else body)
         prepared.headers = _headers(session_id, counts, outcome, conversation.model, self.settings)
         self.rewriter.count_later(session_id, counts)
         _observe(api, outcome, counts, time.perf_counter() - started)
         return prepared
+
+    def _sent(
+        self, model: str | None, text: str, outcome: RequestEdits
+    ) -> tuple[bytes | None, Counts]:
+        """The rewritten body (None: the client's as it came) and the request's counts."""
+        if not outcome.edits:
+            return None, self._counts(model, text, text, outcome)
+        sent = splice(text, outcome.edits)
+        return sent.encode("utf-8", "backslashreplace"), self._counts(model, text, sent, outcome)
 
     def _counts(self, model: str | None, before: str, after: str, outcome: RequestEdits) -> Counts:
         tokens_before = savings.tokens(before)
@@ -191,6 +199,7 @@ class Gateway:
             rewritten=outcome.rewritten,
             reused=outcome.reused,
             fallbacks=outcome.fallbacks,
+            reruns=outcome.reruns,
             tokens_before=tokens_before,
             tokens_after=tokens_after,
             saved_usd=saved or 0.0,
@@ -221,6 +230,12 @@ class Gateway:
         await self.upstream.close()
         await self.producer.close()
         await aclose(self._redis)
+
+
+def _read(api: Api, body: bytes) -> tuple[str, RequestView]:
+    """The body as text and what the gateway reads of it; any failure: not a body to edit."""
+    text = body.decode("utf-8")
+    return text, read(api, text)
 
 
 async def _read_body(receive: Any, limit: int) -> bytes | None:
@@ -269,6 +284,8 @@ def _headers(
             f"fallback={outcome.fallbacks}".encode(),
         ),
     ]
+    if outcome.reruns:  # new replacements that say what changed since an earlier run
+        found.append((b"tersify-reruns", str(outcome.reruns).encode()))
     if savings.input_price(settings, model) is not None:
         found.append((b"tersify-saved-usd", f"{counts.saved_usd:.6f}".encode()))
     if outcome.warning is not None:

@@ -37,3 +37,8 @@ DISCONNECTS = Counter(
     "tersify_gateway_client_disconnects",
     "Clients that went away before their answer was complete.",
 )
+CLOSED = Counter(
+    "tersify_gateway_connections_closed",
+    "Client connections the gateway closed: past the cap, or too slow to send a request.",
+    ["reason"],  # evicted | cap | header_timeout | body_timeout
+)

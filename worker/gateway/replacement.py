@@ -20,6 +20,8 @@ _READS_OUTPUT: Final = re.compile(r"\btersify(?:\.worker\.cli)?\s+output\b")
 def text_for(result: SummaryResult) -> str:
     """The replacement of a summarized tool result: a pure function of the job's result."""
     how = {Method.FALLBACK: "cut to its key lines"}.get(result.method, "summarized")
+    if result.rerun_of is not None:
+        how = "told as what changed since its earlier run (the first line names it)"
     note = f"[tersify: {result.chars_in} chars of {result.tool_type.value} output {how}."
     if result.output_ref is not None:
         ref = result.output_ref

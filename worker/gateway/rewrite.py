@@ -50,15 +50,18 @@ class RequestEdits:
     rewritten: int = 0
     reused: int = 0
     fallbacks: int = 0
+    reruns: int = 0  # new replacements that say what changed since an earlier run
     warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Made:
-    """A replacement made for this request, and whether it is a fallback."""
+    """A replacement made for this request, whether it is a fallback, and whether it says what
+    changed since an earlier run of the same command."""
 
     rewrite: Rewrite
     fallback: bool
+    rerun: bool = False
 
 
 class Rewriter:
@@ -96,12 +99,17 @@ class Rewriter:
             return False
         return not reads_output(result.call.command)
 
+    def _chosen(self, session_id: str, conversation: RequestView) -> list[tuple[str, ResultSpan]]:
+        """The results to replace, by content key (hashing them: CPU work on large texts)."""
+        return [
+            (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
+        ]
+
     async def rewrite(self, session_id: str, conversation: RequestView) -> RequestEdits:
         """The edits that replace the conversation's large tool results (see the module)."""
         outcome = RequestEdits()
-        chosen = [
-            (content_key(session_id, r.text), r) for r in conversation.results if self.eligible(r)
-        ]
+        size = sum(len(r.text) for r in conversation.results)
+        chosen = await self._producer.compute(self._chosen, session_id, conversation, size=size)
         wanted = dict(chosen)
         if not wanted:
             return outcome
@@ -123,6 +131,7 @@ class Rewriter:
         outcome.reused = len(stored)
         outcome.rewritten = len(made)
         outcome.fallbacks = sum(1 for m in made.values() if m.fallback)
+        outcome.reruns = sum(1 for m in made.values() if m.rerun)
         return outcome
 
     async def _make(
@@ -180,10 +189,11 @@ class Rewriter:
                 if ready is not None and ready.method is Method.PASSTHROUGH:  # short: no job
                     return None
             summary = leaving_with(await self._wait(owner, wait), settings.redact)
+            digest = await self._producer.compute(digest_of, result.text, size=len(result.text))
             rewrite = Rewrite(
                 text_for(summary),
                 summary.output_ref,
-                digest_of(result.text),
+                digest,
                 summary.job_id,
                 summary.tool_type.value,
             )
@@ -199,7 +209,7 @@ class Rewriter:
             chars_in=summary.chars_in,
             chars_out=len(rewrite.text),
         )
-        return Made(rewrite, summary.method is Method.FALLBACK)
+        return Made(rewrite, summary.method is Method.FALLBACK, summary.rerun_of is not None)
 
     async def _wait(self, job_id: str, seconds: float) -> SummaryResult:
         """The job's result within ``seconds``; past them the job is cancelled: its fallback."""

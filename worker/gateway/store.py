@@ -29,7 +29,9 @@ from tersify.store.commands import Command, command, load
 
 # The most sessions ``tersify status`` can list; older ones drop off the index (not their counts).
 SESSIONS_KEPT: Final = 1000
-COUNTS: Final = ("requests", "rewritten", "reused", "fallbacks", "tokens_before", "tokens_after")
+COUNTS: Final = (
+    "requests", "rewritten", "reused", "fallbacks", "reruns", "tokens_before", "tokens_after"
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ class Counts:
     rewritten: int = 0
     reused: int = 0
     fallbacks: int = 0
+    reruns: int = 0
     tokens_before: int = 0
     tokens_after: int = 0
     saved_usd: float = 0.0
@@ -172,6 +175,7 @@ class RewriteStore:
             "rewritten": counts.rewritten,
             "reused": counts.reused,
             "fallbacks": counts.fallbacks,
+            "reruns": counts.reruns,
             "tokens_before": counts.tokens_before,
             "tokens_after": counts.tokens_after,
         }

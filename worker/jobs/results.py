@@ -12,7 +12,7 @@ import structlog
 from tersify.contract import PendingSummary, SummaryResult, ToolType, utcnow
 from tersify.gate import CompletionOutcome
 from tersify.store import webhooks
-from tersify.store.commands import execute
+from tersify.store.commands import Command, execute
 from tersify.worker.metrics import jobs as metrics
 from tersify.worker.redact import Redactor, leaving
 from tersify.worker.runtime.runtime import Runtime
@@ -48,6 +48,11 @@ def make_result(
         finished_at=utcnow(),
         output_ref=job.output_ref,
         cut=job.cut,
+        cost_usd=outcome.cost_usd,
+        model_requests=outcome.requests,
+        windows=list(outcome.windows),
+        unread_lines=list(outcome.unread_lines),
+        rerun_of=outcome.rerun_of,
     )
 
 
@@ -76,8 +81,10 @@ def store(
     token: int | None,
     redactor: Redactor | None = None,
     callback: str | None = None,
+    also: tuple[Command, ...] = (),
 ) -> CompletionOutcome:
-    """Store the result, release the job's hold and wake waiters, in one atomic step.
+    """Store the result, release the job's hold and wake waiters, in one atomic step; the
+    commands ``also`` are run in it when the result is the job's (not a late one).
 
     Under ``TERSIFY_REDACT=...,result`` the stored text has the job's placeholders
     (``redactor``, else a fresh one) for its secrets; the redactions are counted here. A
@@ -91,7 +98,7 @@ def store(
         ttl=rt.settings.result_ttl_seconds,
         session_id=result.session_id if token is not None else None,
         token=token,
-        writes=metrics.completion_writes(result),
+        writes=metrics.completion_writes(result) + also,
     )
     metrics.observe(rt.writes, rt.settings, result, completion, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()

@@ -29,10 +29,14 @@ from tersify.contract import (
 )
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.store import keys, payloads
+from tersify.store.commands import Command
 from tersify.store.wire import parse_message
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
 from tersify.worker.redact import Redactor
+from tersify.worker.rerun import history
+from tersify.worker.rerun.commands import run_key
+from tersify.worker.rerun.summary import summarize_rerun
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.cache import KEY_FIELDS, cache_key
 from tersify.worker.summarize.summarizer import Outcome, fallback_outcome, summarize
@@ -60,7 +64,12 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         keys.logged(job_id),
     )
     take += (keys.started(job_id), *([key] if key is not None else []))
-    done, blob, logged, *cached = _take(rt.redis)(keys=take, args=[rt.settings.result_ttl_seconds])
+    args: list[str | int] = [rt.settings.result_ttl_seconds, int(key is not None)]
+    runs = run_key(header.tool_name, header.command) if rt.settings.rerun_window else None
+    if runs is not None:
+        take += (keys.session_runs(header.session_id),)
+        args += [runs, rt.settings.rerun_window, keys.payload("")]
+    done, blob, logged, cached, entry, before = _take(rt.redis)(keys=take, args=args)
     if done:
         log.info("job_skipped_duplicate", job_id=header.job_id)
         return None
@@ -79,23 +88,77 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         trace_queue_wait(job, tool_type, started)
         redactor = Redactor(rt.redaction)  # one job, one set of placeholders
         log_output(rt, job, logged=bool(logged), redactor=redactor)
-        hit = rt.cache.parse(cached[0]) if cached else None
-        outcome = hit or summarize_traced(rt, job, tool_type, key, redactor)
+        hit = rt.cache.parse(cached)
+        earlier = history.earlier(entry, before)
+        outcome = (
+            rerun_traced(rt, job, tool_type, earlier, redactor)
+            or hit
+            or summarize_traced(rt, job, tool_type, key, redactor)
+        )
         result = make_result(job, tool_type, outcome, started)
+        ran = () if runs is None else _ran(rt, job, runs, message.payload, result, entry, earlier)
         with span("tersify.store"):
-            store(rt, result, message.gate_token, redactor, callback=callback_url(job))
+            store(rt, result, message.gate_token, redactor, callback_url(job), ran)
         return result
 
 
-# KEYS result, payload, logged, started[, cached answer] · ARGV marker TTL → whether the result
-# exists, the payload, whether the output is logged[, the cached answer]; marks the job started
-_TAKE = """
+# KEYS result, payload, logged, started[, cached answer][, the session's runs] · ARGV marker
+# TTL, 1 when KEYS[5] is the cached answer[, the run look-up's: history.LOOKUP] → whether the
+# result exists, the payload, whether the output is logged, the cached answer, the earlier run
+# and its payload (false when not asked or not there); marks the job started
+_TAKE = (
+    """
 local found = {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[2]) or false,
-  redis.call('EXISTS', KEYS[3])}
+  redis.call('EXISTS', KEYS[3]), false, false, false}
 redis.call('SET', KEYS[4], '1', 'EX', ARGV[1])
-if KEYS[5] then found[4] = redis.call('GET', KEYS[5]) or false end
+local runs = 5
+if ARGV[2] == '1' then
+  found[4] = redis.call('GET', KEYS[5]) or false
+  runs = 6
+end
+if KEYS[runs] then"""
+    + history.LOOKUP
+    + """end
 return found
 """
+)
+
+
+def _ran(
+    rt: Runtime,
+    job: PendingSummary,
+    run: str,
+    digest: str,
+    result: SummaryResult,
+    entry: object,
+    earlier: history.Earlier | None,
+) -> tuple[Command, ...]:
+    """The commands that name this run the session's latest of its command (``history``)."""
+    last = history.Run.parse(entry)
+    record = history.Run.after(last, earlier, key=run, digest=digest, done=result)
+    ttl = rt.settings.result_ttl_seconds
+    return history.writes(job.session_id, record, rt.settings.rerun_window, ttl)
+
+
+def rerun_traced(
+    rt: Runtime,
+    job: PendingSummary,
+    tool_type: ToolType,
+    earlier: history.Earlier | None,
+    redactor: Redactor,
+) -> Outcome | None:
+    """The job as a re-run of ``earlier`` (``summarize_rerun``), in a span; None when it is to
+    be summarized on its own. A bug here costs the change summary, never the job."""
+    if earlier is None:
+        return None
+    with span("tersify.rerun") as current:
+        try:
+            outcome = summarize_rerun(job, tool_type, earlier, rt.routes, rt.settings, redactor)
+        except Exception as exc:  # the ordinary summary still follows
+            log.exception("rerun_crashed", error=str(exc))
+            return None
+        current.set_attribute("tersify.rerun_of", earlier.run.ref or "")
+        return outcome
 
 
 @cache

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from tersify.contract import Method
 from tersify.settings import Settings
+from tersify.worker.rerun.history import SessionRuns
 from tersify.worker.savings.prices import Prices
 from tersify.worker.savings.reader import Reading
 from tersify.worker.savings.remote import RemoteRun
@@ -30,10 +31,13 @@ def local_rows(
     hint_tokens: int,
     advance: Callable[[], None] = lambda: None,
 ) -> list[Row]:
-    """Each output passed through or shrunk as a worker with no model would."""
+    """Each output passed through or shrunk as a worker with no model would, each session's
+    commands run again told as what changed."""
     rows = []
+    runs: dict[str, SessionRuns] = {}
     for output in outputs:
-        shrunk = shrink_locally(settings, output)
+        session = runs.setdefault(output.session, SessionRuns(settings.rerun_window))
+        shrunk = shrink_locally(settings, output, session)
         rows.append(row_of(output, shrunk, prices.input_price(output.model), hint_tokens))
         advance()
     return rows

@@ -1,10 +1,12 @@
 """``tersify savings --model``: the outputs over the threshold through the batch queue.
 
 Each is submitted with ``Producer.submit(..., queue=Queue.BATCH)`` (batch jobs never gate a
-session) under one session per run, ``savings-…``, at most ``parallel`` in flight. Before each
-submit its cost is estimated at the summary model's price (the capped output in, the longest
-summary out); once what was spent plus what is in flight plus the next estimate would pass
-``max_cost``, nothing more is sent and the rest count as unchanged. Money spent is counted from
+session) under one session per run and session read, ``savings-…-N`` (so a command run again is
+told as what changed only within its own session), at most ``parallel`` in flight. Before each
+submit its cost is estimated at the summary model's price (every request it sends in, each
+window's and the merge's for an output read in windows; the longest summary out for each);
+once what was spent plus what is in flight plus the next estimate would pass ``max_cost``,
+nothing more is sent and the rest count as unchanged. Money spent is counted from
 the tokens the results report.
 """
 
@@ -24,9 +26,9 @@ from tersify.contract import Method, Queue, SummaryResult
 from tersify.errors import ResultTimeoutError, TersifyError
 from tersify.settings import Settings
 from tersify.worker.model import pricing
-from tersify.worker.model.tokens import estimate_tokens
-from tersify.worker.savings.shrink import Shrunk, job_of
+from tersify.worker.savings.shrink import Shrunk, job_of, tool_type_of
 from tersify.worker.savings.transcript import ToolOutput
+from tersify.worker.summarize.sending import estimate
 
 log = structlog.get_logger(__name__)
 
@@ -34,11 +36,19 @@ _WAIT_SLICE_SECONDS = 0.1  # how long to block on the oldest job before looking 
 
 
 def estimate_usd(settings: Settings, output: ToolOutput, model: str | None) -> float:
-    """An upper bound on what summarizing ``output`` costs: capped input, longest answer."""
-    sent = output.text[: settings.max_model_input_chars]
-    tokens_in = estimate_tokens(sent + (output.command or ""))
-    tokens_out = estimate_tokens(sent[: settings.max_summary_chars])
-    return pricing.cost(settings, model or pricing.summary_model(settings), tokens_in, tokens_out)
+    """An upper bound on what summarizing ``output`` costs: every request it sends (each
+    window's and the merge's for an output read in windows), each answer at the longest
+    summary."""
+    job = job_of(output, settings.batch_deadline_seconds)
+    sent = estimate(job, tool_type_of(output), settings)
+    chosen = model or pricing.summary_model(settings)
+    return pricing.cost(settings, chosen, sent.input_tokens, sent.output_tokens)
+
+
+def model_requests(settings: Settings, output: ToolOutput) -> int:
+    """How many model requests summarizing ``output`` takes (its windows and their merge)."""
+    job = job_of(output, settings.batch_deadline_seconds)
+    return estimate(job, tool_type_of(output), settings).requests
 
 
 def summary_usd(settings: Settings, result: SummaryResult) -> float:
@@ -88,7 +98,14 @@ class Remote:
         self._model = model
         self._on_done = on_done
         self._session = f"savings-{secrets.token_hex(6)}"
+        self._sessions: dict[str, str] = {}  # each read session's own, so re-runs stay in it
         self.run = RemoteRun()
+
+    def _session_of(self, output: ToolOutput) -> str:
+        """The session this run submits ``output`` under: one per session it was read from."""
+        return self._sessions.setdefault(
+            output.session, f"{self._session}-{len(self._sessions) + 1}"
+        )
 
     def send(self, outputs: list[tuple[int, ToolOutput]]) -> RemoteRun:
         """Summarize ``outputs`` (position, output) in order, within the budget."""
@@ -119,7 +136,7 @@ class Remote:
         job = job_of(output, self._settings.batch_deadline_seconds)
         try:
             handle = self._producer.submit(
-                session_id=self._session,
+                session_id=self._session_of(output),
                 tool_name=job.tool_name,
                 command=job.command,
                 output=job.output,
@@ -144,7 +161,8 @@ class Remote:
             del inflight[key]
             cost = summary_usd(self._settings, result)
             self.run.spent_usd += cost
-            shrunk = Shrunk(result.text, result.method, result.tool_type, result.model)
+            rerun = result.rerun_of is not None
+            shrunk = Shrunk(result.text, result.method, result.tool_type, result.model, rerun)
             self.run.shrunk[flight.index] = (shrunk, cost)
             self._on_done(self.run)
         now = time.monotonic()

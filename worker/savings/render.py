@@ -32,6 +32,11 @@ def render(report: Report, top: int) -> Group:
         f"{report.mode}; outputs over {report.threshold} chars are summarized; "
         f"each summary counts {report.hint_tokens} tokens more for its read-back hint"
     )
+    if total.reruns:
+        head.append(
+            f"{total.reruns} of the summaries say what changed since an earlier run of the same "
+            "command in the session"
+        )
     if report.stopped_on_budget:
         head.append(
             f"stopped: --max-cost reached, {report.not_sent} output(s) not sent (unchanged)"

@@ -41,6 +41,7 @@ class Row:
     later_calls: int
     price: float | None
     summary_usd: float = 0.0
+    rerun: bool = False  # told as what changed since an earlier run of the same command
 
     @property
     def saved(self) -> int:
@@ -94,6 +95,7 @@ def row_of(output: ToolOutput, shrunk: Shrunk, price: float | None, hint_tokens:
         tokens_after=after,
         later_calls=output.later_calls,
         price=price,
+        rerun=shrunk.rerun,
     )
 
 
@@ -110,6 +112,7 @@ class Tally:
     usd_carried: float
     summary_usd: float
     unpriced: int
+    reruns: int = 0
 
     @classmethod
     def of(cls, rows: Iterable[Row]) -> Tally:
@@ -125,6 +128,7 @@ class Tally:
             usd_carried=sum(r.usd_carried or 0.0 for r in rows),
             summary_usd=sum(r.summary_usd for r in rows),
             unpriced=sum(r.price is None for r in rows),
+            reruns=sum(r.rerun for r in rows),
         )
 
     @property
@@ -142,6 +146,7 @@ class Tally:
         return {
             "outputs": self.outputs,
             "summarized": self.summarized,
+            "reruns": self.reruns,
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "saved": self.saved,

@@ -3,7 +3,8 @@
 An output at or under ``TERSIFY_SUMMARIZE_THRESHOLD_CHARS`` passes through as it is. A longer
 one is classified as a worker classifies it and goes through the summarizer's own path with no
 model route, which is what a worker without a provider does (the extractive summarizer, at
-``TERSIFY_LOCAL_BUDGET_CHARS``).
+``TERSIFY_LOCAL_BUDGET_CHARS``); a command run again in its session is told as what changed
+since its earlier run when that is shorter, as a worker tells it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from dataclasses import dataclass
 from tersify.classify import classify
 from tersify.contract import Method, PendingSummary, ToolType
 from tersify.settings import Settings
+from tersify.worker.rerun.history import SessionRuns
+from tersify.worker.rerun.summary import summarize_in_session
 from tersify.worker.savings.transcript import ToolOutput
-from tersify.worker.summarize.summarizer import summarize
 
 _NAME_CHARS = 200  # the job contract's limits on a tool name and a command
 _COMMAND_CHARS = 100_000
@@ -28,6 +30,7 @@ class Shrunk:
     method: Method
     tool_type: ToolType
     model: str | None = None
+    rerun: bool = False  # told as what changed since an earlier run of the same command
 
 
 def summarizes(settings: Settings, output: ToolOutput) -> bool:
@@ -51,10 +54,14 @@ def tool_type_of(output: ToolOutput) -> ToolType:
     return classify(output.tool_name, output.command, output.text)
 
 
-def shrink_locally(settings: Settings, output: ToolOutput) -> Shrunk:
-    """``output`` passed through, or shrunk as a worker with no model shrinks it."""
+def shrink_locally(
+    settings: Settings, output: ToolOutput, runs: SessionRuns | None = None
+) -> Shrunk:
+    """``output`` passed through, or shrunk as a worker with no model shrinks it; a command
+    run again among ``runs`` (its session's latest) as what changed since its earlier run."""
     tool_type = tool_type_of(output)
     if not summarizes(settings, output):
         return Shrunk(output.text, Method.PASSTHROUGH, tool_type)
-    outcome = summarize(job_of(output, settings.job_deadline_seconds), tool_type, (), settings)
-    return Shrunk(outcome.text, outcome.method, tool_type)
+    job = job_of(output, settings.job_deadline_seconds)
+    outcome = summarize_in_session(job, tool_type, runs or SessionRuns(0), settings)
+    return Shrunk(outcome.text, outcome.method, tool_type, rerun=outcome.rerun_of is not None)
