@@ -34,7 +34,12 @@ from tersify.worker.summarize.asking import AnswerCheck, ask_checked
 from tersify.worker.summarize.fit import fitted_request, fitted_settings
 from tersify.worker.summarize.grounding import Source, check_grounding, check_source
 from tersify.worker.summarize.prompts import SummaryPrompt
-from tersify.worker.summarize.windowed import Layout, layout, summarize_windows
+from tersify.worker.summarize.windowed import (
+    Layout,
+    layout,
+    past_one_window,
+    summarize_windows,
+)
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -142,13 +147,14 @@ def read_plan(
 ) -> Layout | SummaryPrompt:
     """How ``job`` is read: one request, or windows no larger than ``provider``'s context
     window holds (a context under one window turns a request it would cut into windows)."""
-    found = layout(job, tool_type, settings)  # None at once for an output under one window
-    if found is None:
-        prompt = fitted_request(job, tool_type, settings, provider)
-        if not prompt.request.input_truncated:
-            return prompt
+    if past_one_window(job, settings):
+        found = layout(job, tool_type, fitted_settings(job, tool_type, settings, provider))
+        if found is not None:
+            return found
+    prompt = fitted_request(job, tool_type, settings, provider)
+    if prompt.request.input_truncated and not past_one_window(job, settings):
         return layout(job, tool_type, fitted_settings(job, tool_type, settings, provider)) or prompt
-    return layout(job, tool_type, fitted_settings(job, tool_type, settings, provider)) or found
+    return prompt
 
 
 def refitted(
