@@ -12,11 +12,19 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from tersify.contract import FallbackReason, JobOptions, Method, PendingSummary, ToolType
+from tersify.contract import (
+    FallbackReason,
+    JobOptions,
+    LineRange,
+    Method,
+    PendingSummary,
+    ToolType,
+)
 from tersify.settings import Settings
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
+from tersify.worker.shrink.hashlines import hashline
 from tersify.worker.summarize.summarizer import Outcome, summarize
 from tests.fakemodel import FakeModelServer, RecordedRequest, answer, quoting, status
 
@@ -37,7 +45,13 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
     kind: Kind = request.param
     made: list[AnthropicProvider | OpenAIProvider] = []
 
-    def go(output: str = OUTPUT, *, settings: Settings = SETTINGS, **fields: Any) -> Outcome:
+    def go(
+        output: str = OUTPUT,
+        *,
+        settings: Settings = SETTINGS,
+        tool_type: ToolType = ToolType.COMMAND_OUTPUT,
+        **fields: Any,
+    ) -> Outcome:
         key, options = SecretStr("k"), {"connect_timeout": 1.0, "pool_size": 8}
         provider: AnthropicProvider | OpenAIProvider
         if kind == "anthropic":
@@ -47,7 +61,7 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
         made.append(provider)
         fields.setdefault("tool_name", "bash")
         job = PendingSummary.build(deadline_seconds=60, session_id="s", output=output, **fields)
-        return summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+        return summarize(job, tool_type, [Route(provider, CallGuard())], settings)
 
     yield go
     for provider in made:
@@ -290,3 +304,26 @@ def test_windows_a_server_refuses_for_its_context_are_asked_again_in_smaller_one
     windows = again[1:]  # the second refused window, then the windows that fit
     assert len(windows) > 2 and all(len(text) < 16_000 for text in windows)
     assert all(w.read_by == "model" for w in outcome.windows)
+
+
+def test_a_long_file_is_read_in_windows_and_merged_around_its_relevant_range(
+    run: Summarize, fake_model: FakeModelServer
+) -> None:
+    source = [f"def handler_{n}(request):\n    return respond(request, {n})\n" for n in range(900)]
+    text = "".join(source)
+    fake_model.set_default(quoting(r"def handler_(7|450)\("))
+    fake_model.add_rule(
+        "Join the parts",
+        quoting(
+            r"def handler_(7|450)\(", prose="Handlers, one a line.", fields=("before", "after")
+        ),
+    )
+    job_lines = LineRange(start=1200, end=1210)
+    outcome = run(text, tool_name="read", relevant_lines=job_lines, tool_type=ToolType.FILE_CONTENT)
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    assert len(outcome.windows) >= 2
+    lines = outcome.text.split("\n")
+    assert lines[0] == "Handlers, one a line." and lines[-1] == "Handlers, one a line."
+    file_lines = text.split("\n")
+    for number in (15, 901, *range(1200, 1211)):  # quoted or relevant: exact hashlines
+        assert hashline(number, file_lines[number - 1]) in lines, number
