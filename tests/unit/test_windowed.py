@@ -190,7 +190,8 @@ def test_past_the_ceiling_the_job_sends_no_more_and_names_the_lines_no_model_rea
     outcome = run(query="which tests failed", options=JobOptions(model_read_max_chars=ceiling))
     windows, _ = windows_and_merge(fake_model)
     assert sum(len(text) for text in windows) <= ceiling
-    assert len(windows) == 3  # the picked lines, packed into as many windows as fit
+    sizes = [len(text) for text in windows]  # the picked lines, shared out evenly
+    assert len(sizes) <= 4 and min(sizes) > max(sizes) // 2
     assert outcome.unread_lines
     read = {n for text in windows for n in numbered(text)}
     for unread in outcome.unread_lines:
