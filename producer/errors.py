@@ -116,12 +116,18 @@ class ProviderError(TersifyError):
     """A model call failed; ``reason`` names why, ``detail`` is short and secret-free."""
 
     def __init__(
-        self, reason: FallbackReason, detail: str = "", *, retry_after: float | None = None
+        self,
+        reason: FallbackReason,
+        detail: str = "",
+        *,
+        retry_after: float | None = None,
+        provider: str | None = None,
     ) -> None:
         super().__init__(f"{reason.value}: {detail}" if detail else reason.value)
         self.reason = reason
         self.detail = detail
         self.retry_after = retry_after
+        self.provider = provider  # the provider that failed, once a route is known
 
     @property
     def retryable(self) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -59,6 +60,12 @@ _CODE = re.compile(
 _MD_HEADING = re.compile(
     r"^#{1,6} \S[^\n]*\n[ \t]*\n|^\S(?:(?! {2})[^\n])*\n(?:={3,}|-{3,})[ \t]*$", re.M
 )  # a setext heading's text has no column gaps: a table's header row over its rule is none
+_WORD_RUN = re.compile(r"[^\W\d_]+")
+_DIGIT_RUN = re.compile(r"\d+")
+_SPACE_RUN = re.compile(r"\s+")
+_TEMPLATE_REPEATS = 3
+_TEMPLATED = 0.5
+"""Past this share of lines of repeated shapes, running text is a report, not a document."""
 _LETTER = re.compile(r"[^\W\d_]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _CODE_CHARS = re.compile(r"[{}();=<>$\\|]")
@@ -266,8 +273,27 @@ def source_code(s: Sample) -> bool:
 
 
 def prose(s: Sample) -> bool:
-    """Markdown headings, or running text."""
-    return len(_MD_HEADING.findall(s.text)) >= 2 or _prose_share(s.lines) >= 0.3
+    """Markdown headings, or running text that is not a report's template filled again and
+    again (a scanner's findings read like sentences, but each follows the one before)."""
+    if len(_MD_HEADING.findall(s.text)) >= 2:
+        return True
+    return _prose_share(s.lines) >= 0.3 and templated_share(s.lines) < _TEMPLATED
+
+
+def templated_share(lines: list[str]) -> float:
+    """The share of ``lines`` whose shape — words, numbers and spacing made alike — at least
+    ``_TEMPLATE_REPEATS`` lines share: a program's report repeats its templates, a document
+    seldom repeats a sentence's shape."""
+    if not lines:
+        return 0.0
+    shapes = [_line_shape(line) for line in lines]
+    counts = Counter(shapes)
+    return sum(1 for one in shapes if counts[one] >= _TEMPLATE_REPEATS) / len(shapes)
+
+
+def _line_shape(line: str) -> str:
+    text = _WORD_RUN.sub("a", line.strip())
+    return _SPACE_RUN.sub(" ", _DIGIT_RUN.sub("#", text))[:40]
 
 
 def failure_words(s: Sample) -> bool:

@@ -41,6 +41,12 @@ def check_options(settings: Settings, options: JobOptions | None) -> None:
             f"max_summary_chars {options.max_summary_chars} is over "
             f"TERSIFY_JOB_MAX_SUMMARY_CHARS ({cap})"
         )
+    read = options.model_read_max_chars
+    if read is not None and read > settings.model_read_max_chars:
+        raise InvalidJobError(
+            f"model_read_max_chars {read} is over TERSIFY_MODEL_READ_MAX_CHARS "
+            f"({settings.model_read_max_chars})"
+        )
     if options.model is not None and not model_allowed(settings, options.model):
         raise InvalidJobError(f"model {options.model!r} is not allowed (TERSIFY_JOB_MODELS)")
     if options.callback_url is not None:

@@ -24,7 +24,7 @@ from tersify.contract.jobs import (
     utcnow,
 )
 from tersify.contract.kinds import DeadLetterReason, FallbackReason, Method, Queue, ToolType
-from tersify.contract.results import SummaryResult
+from tersify.contract.results import SummaryResult, WindowRead
 
 __all__ = [
     "JOB_ID_PATTERN",
@@ -44,6 +44,7 @@ __all__ = [
     "SummaryResult",
     "ToolType",
     "Versioned",
+    "WindowRead",
     "new_job_id",
     "utcnow",
 ]

@@ -56,6 +56,12 @@ class JobOptions(BaseModel):
         None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:/@-]+$", description="Model."
     )
     summarize: bool = Field(True, description="false: hand the output back as it is, no job.")
+    model_read_max_chars: int | None = Field(
+        None,
+        ge=2000,
+        description="Most of the output sent to models in all (at most "
+        "TERSIFY_MODEL_READ_MAX_CHARS).",
+    )
     rerun: bool = Field(
         True, description="false: summarize on its own, never as what changed since a run before."
     )

@@ -51,6 +51,8 @@ class FallbackReason(StrEnum):
     CIRCUIT_OPEN = "circuit_open"
     INTERNAL_ERROR = "internal_error"
     CANCELLED = "cancelled"
+    CONTEXT_EXCEEDED = "context_exceeded"  # the request is over the model's context window
+    FORMAT_REFUSED = "format_refused"  # the server takes no response format the answer fits
 
 
 class DeadLetterReason(StrEnum):

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from tersify.contract.jobs import OutputCut, Versioned
+from tersify.contract.jobs import LineRange, OutputCut, Versioned
 from tersify.contract.kinds import FallbackReason, Method, ToolType
+
+
+class WindowRead(BaseModel):
+    """One window of an output read in windows: its lines, its size, and what read it (the
+    model, or the extractive summarizer when the model's reading failed)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lines: LineRange
+    chars: int = Field(ge=0, description="The window's text as sent, line numbers included.")
+    read_by: Literal["model", "extractive"]
 
 
 class SummaryResult(Versioned):
@@ -38,6 +50,31 @@ class SummaryResult(Versioned):
     )
     cut: OutputCut | None = Field(
         None, description="How an output past TERSIFY_MAX_OUTPUT_BYTES was cut; null: whole."
+    )
+    cost_usd: float | None = Field(
+        None,
+        ge=0,
+        description="Estimated USD of every model request the job made.",
+        exclude_if=lambda value: value is None,
+    )
+    model_requests: int = Field(
+        0,
+        ge=0,
+        description="Model requests answered (each one billed): every window's, the merge's and "
+        "any correction's.",
+        exclude_if=lambda value: value == 0,
+    )
+    windows: list[WindowRead] = Field(
+        default_factory=list,
+        description="An output past one request's window: the windows read, in order; empty: "
+        "read in one request (or by no model).",
+        exclude_if=lambda value: not value,
+    )
+    unread_lines: list[LineRange] = Field(
+        default_factory=list,
+        description="Lines no model read (past TERSIFY_MODEL_READ_MAX_CHARS); the summary "
+        "names them too.",
+        exclude_if=lambda value: not value,
     )
     rerun_of: str | None = Field(
         None,

@@ -66,5 +66,6 @@ class GatewaySettings(BaseModel):
     def _http_url(cls, url: str) -> str:
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: write it with its scheme, as https://{url}")
+            fixed = f"https://{url.strip()}" if "://" not in url else "https://HOST"
+            raise ValueError(f"not an http(s) URL: write it with its scheme, as {fixed}")
         return url.strip()

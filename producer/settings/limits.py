@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
+
+RENAMED = {"max_model_input_chars": "model_window_chars"}
+"""Old setting names still read (``TERSIFY_<OLD>``), each with the field it now sets."""
 
 
 class LimitsSettings(BaseModel):
@@ -15,7 +18,18 @@ class LimitsSettings(BaseModel):
     )
     max_summary_chars: int = Field(800, ge=50, description="Longest model summary accepted.")
     local_budget_chars: int = Field(2000, ge=200, description="Budget of extractive and fallback.")
-    max_model_input_chars: int = Field(50_000, ge=2000, description="Most input sent to a model.")
+    model_window_chars: int = Field(
+        50_000,
+        ge=2000,
+        description="Most of an output one model request reads, line numbers counted; a longer "
+        "one is read in windows side by side (was TERSIFY_MAX_MODEL_INPUT_CHARS, still read).",
+    )
+    model_read_max_chars: int = Field(
+        400_000,
+        ge=2000,
+        description="Most of an output a job sends to models in all its windows; past it the "
+        "densest windows are read and the summary names the lines no model read.",
+    )
     max_verbatim_chars: int = Field(
         6000, ge=200, description="A file's relevant range kept verbatim in a model summary."
     )
@@ -48,6 +62,20 @@ class LimitsSettings(BaseModel):
     job_max_summary_chars: int = Field(
         4000, ge=50, description="Ceiling on a job's max_summary_chars."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, values: Any) -> Any:
+        """A setting under its old name is read as its new one, unless the new one is set."""
+        if not isinstance(values, dict):
+            return values
+        for old, new in RENAMED.items():
+            if old in values:
+                value = values.pop(old)
+                if isinstance(value, SecretStr):  # kept sealed as an unclaimed name
+                    value = value.get_secret_value()
+                values.setdefault(new, value)
+        return values
 
     @model_validator(mode="after")
     def _stored_cap_holds_the_cap(self) -> Self:

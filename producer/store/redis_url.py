@@ -288,6 +288,25 @@ def shown_url(url: str) -> str:
     return _PASSWORD.sub("://***@", url)
 
 
+def configuration_mistake(url: str, exc: BaseException) -> str | None:
+    """The one line for a Redis that answered but refused how it was asked (a password, a
+    database number): a mistake in ``TERSIFY_REDIS_URL``, not an outage. None otherwise."""
+    where = shown_url(url)
+    said = str(exc).rstrip(".")
+    if isinstance(exc, redis.AuthenticationError) or said.startswith(("NOAUTH", "WRONGPASS")):
+        return (
+            f"Redis at {where} refused the password ({said}): put the right one in "
+            "TERSIFY_REDIS_URL (redis://:PASSWORD@HOST:PORT/DB; TERSIFY_REDIS_PASSWORD with "
+            "sentinel://)"
+        )
+    if isinstance(exc, redis.ResponseError) and "DB index" in said:
+        return (
+            f"Redis at {where} has no such database ({said}): end TERSIFY_REDIS_URL with a "
+            "number below the server's `databases` (16 unless configured)"
+        )
+    return None
+
+
 def failure_reason(exc: BaseException) -> str:
     """Why a Redis call failed, in a few words: "connection refused", "timed out", …
 

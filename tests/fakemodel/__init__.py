@@ -5,7 +5,8 @@ daemon thread, so one test process can drive it at thousands of requests per sec
 hundreds of slow connections open at once. It binds 127.0.0.1 only.
 
 Behaviours: ``ok``, ``status``, ``malformed``, ``empty``, ``oversized``, ``hang``,
-``close_mid_body``, ``slow_drip``, ``raw``, ``answer`` (a structured answer as given, valid or
+``close_mid_body``, ``slow_drip``, ``raw``, ``quoting`` (quotes the shown lines a pattern
+matches), ``answer`` (a structured answer as given, valid or
 not), ``verbatim`` (exactly this text, whatever format was asked for) and ``tool_call`` (the
 model calls a tool). Which one a model call gets, first match wins:
 
@@ -39,6 +40,7 @@ from tests.fakemodel.behaviours import (
     malformed,
     ok,
     oversized,
+    quoting,
     raw,
     slow_drip,
     status,
@@ -62,6 +64,7 @@ __all__ = [
     "malformed",
     "ok",
     "oversized",
+    "quoting",
     "raw",
     "slow_drip",
     "status",

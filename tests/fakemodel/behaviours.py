@@ -92,8 +92,21 @@ class Verbatim:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Quoting:
+    """Answer as a model that quotes its evidence: ``prose`` in each of ``fields``, and as
+    ``quotes`` the numbers of the numbered lines shown (``N|line``, ``N#HH|line``) whose text
+    matches ``pattern`` (consecutive ones as one range, 16 ranges at most)."""
+
+    pattern: str
+    prose: str = "The lines quoted are the evidence."
+    fields: tuple[str, ...] = ("summary",)
+    latency: float = 0.0
+
+
 Behaviour = (
     Ok
+    | Quoting
     | Status
     | Malformed
     | Empty
@@ -111,6 +124,16 @@ Behaviour = (
 def ok(text: str | None = None, latency: float = 0.0) -> Behaviour:
     """A normal answer: ``text``, or the default summary of the request."""
     return Ok(text, latency)
+
+
+def quoting(
+    pattern: str,
+    prose: str = "The lines quoted are the evidence.",
+    fields: tuple[str, ...] = ("summary",),
+    latency: float = 0.0,
+) -> Behaviour:
+    """An answer quoting the shown lines that match ``pattern`` (a regular expression)."""
+    return Quoting(pattern, prose, fields, latency)
 
 
 def status(code: int, retry_after: float | None = None, message: str | None = None) -> Behaviour:

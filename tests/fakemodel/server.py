@@ -20,6 +20,7 @@ from tests.fakemodel.behaviours import (
     Malformed,
     Ok,
     Oversized,
+    Quoting,
     Raw,
     RecordedRequest,
     SlowDrip,
@@ -281,7 +282,10 @@ class FakeModelServer:
             parsed = json.loads(body) if body else None
         except (ValueError, RecursionError):  # a hostile test sends bodies nested past the limit
             parsed = None
-        self._record(RecordedRequest(method, path, headers, parsed, body, target))
+        # tersify's own look at a server's description (GET /props, /v1/models) is no call a
+        # test counts; a client's GET through the gateway is
+        if not (method == "GET" and headers.get("user-agent", "").startswith("tersify/")):
+            self._record(RecordedRequest(method, path, headers, parsed, body, target))
         connection = headers.get("connection", "").lower()
         keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
         route = (method, path)
@@ -355,8 +359,9 @@ class FakeModelServer:
             case _:
                 pass
         text = answer_text(behaviour, wire.user_text(parsed))
-        if isinstance(behaviour, Ok | Empty | Oversized | Structured | Verbatim):
-            delay = self.latency + (behaviour.latency if isinstance(behaviour, Ok) else 0.0)
+        if isinstance(behaviour, Ok | Quoting | Empty | Oversized | Structured | Verbatim):
+            own = behaviour.latency if isinstance(behaviour, Ok | Quoting) else 0.0
+            delay = self.latency + own
             if delay > 0:
                 await asyncio.sleep(delay)
         payload = self._payload(wire, parsed, behaviour, text)

@@ -8,7 +8,15 @@ import re
 import time
 from typing import Any
 
-from tests.fakemodel.behaviours import Behaviour, Empty, Ok, Oversized, Structured, Verbatim
+from tests.fakemodel.behaviours import (
+    Behaviour,
+    Empty,
+    Ok,
+    Oversized,
+    Quoting,
+    Structured,
+    Verbatim,
+)
 from tests.fakemodel.formats import (
     anthropic_tools_problem,
     anthropic_turns_problem,
@@ -24,6 +32,7 @@ _EXCERPT_CHARS = 200
 # the summarizer's fenced block (<tool_output_NONCE>) or a plain <output> one
 _TOOL_OUTPUT = re.compile(r"<((?:tool_)?output(?:_[0-9a-f]+)?)\b[^>]*>(.*?)(?:</\1>|\Z)", re.DOTALL)
 # a numbered line's label (``12|`` or a hashline's ``12#a1|``): the default answer reads past it
+_NUMBERED = re.compile(r"^(\d+)(?:#[0-9a-f]{2})?\|(.*)$", re.MULTILINE)
 _LINE_LABEL = re.compile(r"^\d+(?:#[0-9a-f]{2})?\|", re.MULTILINE)
 _ANTHROPIC_ERRORS = {
     400: "invalid_request_error",
@@ -185,7 +194,29 @@ def default_summary(user_text: str) -> str:
     return SUMMARY_PREFIX + _LINE_LABEL.sub("", source.strip())[:_EXCERPT_CHARS]
 
 
+def quoting_answer(behaviour: Quoting, user_text: str) -> str:
+    """The JSON answer of a ``Quoting`` behaviour to ``user_text``."""
+    pattern = re.compile(behaviour.pattern)
+    numbers = [
+        int(found.group(1))
+        for found in _NUMBERED.finditer(user_text)
+        if pattern.search(found.group(2))
+    ]
+    ranges: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    quotes = [f"{a}-{b}" if a != b else str(a) for a, b in ranges[:16]]
+    data: dict[str, Any] = dict.fromkeys(behaviour.fields, behaviour.prose)
+    data["quotes"] = quotes
+    return json.dumps(data)
+
+
 def answer_text(behaviour: Behaviour, user_text: str) -> str:
+    if isinstance(behaviour, Quoting):
+        return quoting_answer(behaviour, user_text)
     if isinstance(behaviour, Structured):
         return json.dumps(behaviour.data)
     if isinstance(behaviour, Verbatim):

@@ -92,7 +92,7 @@ def test_a_worker_told_to_start_without_its_key_says_every_job_will_fall_back(
         (warned,) = events(worker, "startup_check_warned")
     finally:
         worker.stop()
-    assert (result["method"], result["provider"]) == ("fallback", None)
+    assert (result["method"], result["provider"]) == ("fallback", "anthropic")  # who failed
     assert warned["check"] == "provider"
     assert warned["detail"] == (
         "TERSIFY_SUMMARY_PROVIDER=anthropic but TERSIFY_ANTHROPIC_API_KEY is unset: starting "
@@ -141,8 +141,9 @@ def test_doctor_prints_every_check_and_fails_on_what_would_refuse_a_worker(
         "webhooks",
         "session log",
         "workers",
+        "gateway",
     ]
-    assert [c["level"] for c in checks] == ["ok", "ok", "ok", "ok", "warn"]  # no worker runs
+    assert [c["level"] for c in checks] == ["ok", "ok", "ok", "ok", "warn", "ok"]  # no worker
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     blocked = tersify(settings, "doctor", "--json", session_log_dir=str(blocker / "sessions"))

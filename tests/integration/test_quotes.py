@@ -21,7 +21,11 @@ LOG[249] = "FAILED tests/test_api.py::test_refund - AssertionError: 402 != 200"
 LOG.append("==== 1 failed, 399 passed in 8.02s ====")
 OUTPUT = "\n".join(LOG)
 # Small enough that the engine cuts the log: the model is not shown most passing lines.
-ENV = {"max_model_input_chars": "4000", "model_retry_base_seconds": "0"}
+ENV = {
+    "model_window_chars": "4000",
+    "model_read_max_chars": "4000",
+    "model_retry_base_seconds": "0",
+}
 
 
 def summary(*spans: tuple[int, int]) -> dict[str, object]:

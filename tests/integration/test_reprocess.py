@@ -157,7 +157,8 @@ def test_a_dry_run_estimates_the_cost_and_submits_nothing(
     done = reprocess(settings, *args, **KEYED)
     assert done.returncode == 0, done.stderr
     expected = estimate_all(Settings(**KEYED), read_logs([tmp_path / "archive"]).jobs)
-    assert f"estimate: 4 job(s), ~{expected.input_tokens} input" in done.stdout
+    assert f"estimate: 4 job(s) in {expected.requests} model request(s)" in done.stdout
+    assert f"~{expected.input_tokens} input" in done.stdout
     assert f"~${expected.usd:.4f} at most" in done.stdout
     assert expected.usd > 0
     free = reprocess(settings, *args)  # no key: the extractive summarizer, which costs nothing

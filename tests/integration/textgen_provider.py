@@ -42,7 +42,9 @@ class TextgenProvider(HttpProvider):
         return False
 
     @classmethod
-    def checks(cls, settings: Settings, *, named_by: str | None, used: bool) -> list[Finding]:
+    def checks(
+        cls, settings: Settings, *, named_by: str | None, used: bool, asking: bool = False
+    ) -> list[Finding]:
         """Its server must answer; no key is needed."""
         url = cls.config(settings).base_url
         why = unreachable(url, 2.0) if used else None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -209,3 +210,23 @@ def test_yaml_from_a_subcommand_the_table_does_not_know_is_data() -> None:
     assert classify("bash", "kubectl kustomize overlays/prod", manifest) is (
         ToolType.STRUCTURED_DATA
     )
+
+
+def test_findings_that_read_like_sentences_but_repeat_one_template_are_a_report() -> None:
+    findings = "".join(
+        f"The file at path number {i} in the tree was found to have a weak setting here\n"
+        f"Severity of the finding number {i} is rated as moderate by the scanner today\n"
+        for i in range(30)
+    )
+    assert classify("bash", "scanner --all", findings) is ToolType.COMMAND_OUTPUT
+
+
+def test_running_text_whose_sentences_differ_is_still_a_document() -> None:
+    rng = random.Random(7)
+    words = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while"]
+    marks = ("", "", "", "", ",", ";", ":")
+    page = "".join(
+        " ".join(rng.choice(words) + rng.choice(marks) for _ in range(rng.randint(6, 14))) + ".\n"
+        for _ in range(60)
+    )
+    assert classify("bash", "converter page.odt", page) is ToolType.WEB_CONTENT

@@ -113,6 +113,25 @@ def test_long_input_is_cut_but_keeps_the_salient_middle() -> None:
     assert len(request.user) < 4_000 + 600
 
 
+def test_the_cut_note_says_what_was_left_out_not_the_size_of_the_view() -> None:
+    # Under the cap by itself, over it once numbered: the view is cut, and says by how much.
+    lines = [f"entry {i:05d} " + "x" * 80 for i in range(530)]
+    output = "\n".join(lines)
+    assert len(output) < 50_000
+    job = _job(output)
+    request = build_request(
+        job, ToolType.COMMAND_OUTPUT, max_input_chars=50_000, max_summary_chars=800
+    ).request
+    assert request.input_truncated
+    note = re.search(r"Note: output cut: (\d+) of (\d+) characters left out\.", request.user)
+    assert note is not None
+    left, total = int(note.group(1)), int(note.group(2))
+    assert total == len(output)
+    shown = {int(m.group(1)) for m in re.finditer(r"^(\d+)\|", request.user, re.MULTILINE)}
+    assert left == sum(len(lines[n]) + 1 for n in range(530) if n + 1 not in shown)
+    assert 0 < left < total
+
+
 def test_short_input_is_sent_whole() -> None:
     request = _request("one\ntwo\n")
     assert not request.input_truncated

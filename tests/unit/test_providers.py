@@ -200,7 +200,7 @@ def test_an_anthropic_structured_request_forces_one_tool_and_reads_its_input(
                 },
             },
         ),
-        ("json_object", {"type": "json_object"}),
+        ("json_object", {"type": "json_object", "schema": FORMAT.schema}),
         ("text", None),
     ],
 )
@@ -371,8 +371,10 @@ def test_the_detail_names_the_status_and_the_apis_error_type_and_message(
     fake_model: FakeModelServer, make: MakeProvider, kind: Kind, error_type: str
 ) -> None:
     fake_model.set_default(status(401, message="invalid x-api-key"))
-    error = fail(make(kind))
-    assert error.detail == f"HTTP 401 {error_type}: invalid x-api-key"
+    provider = make(kind)
+    error = fail(provider)
+    url = provider.base_url + provider.path  # where it was asked, to spot a wrong base URL
+    assert error.detail == f"HTTP 401 {error_type}: invalid x-api-key ({url})"
     assert not error.retryable
 
 

@@ -11,12 +11,14 @@ from rich.console import Console
 
 from tersify.contract import FallbackReason, Method, PendingSummary, SummaryResult, ToolType
 from tersify.settings import Settings
+from tersify.worker.model.tokens import estimate_tokens
 from tersify.worker.reprocess.checkpoint import Checkpoint, checkpoint_path, read_output
 from tersify.worker.reprocess.estimate import estimate_all, estimate_job
 from tersify.worker.reprocess.filters import Filters
 from tersify.worker.reprocess.progress import progress_bar
 from tersify.worker.reprocess.reader import ArchivedJob, read_logs
 from tersify.worker.reprocess.report import Report
+from tersify.worker.summarize.sending import opening_prompts
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -130,18 +132,30 @@ def test_filters_select_by_session_time_method_tool_type_and_size() -> None:
     assert pick(Filters(tool_types=frozenset({ToolType.WEB_CONTENT}))) == []
 
 
-def test_estimates_count_a_quarter_token_per_char_and_nothing_for_passthrough() -> None:
-    settings = Settings(anthropic_api_key="k", model_prices="claude-haiku-4-5-20251001=2.0/10.0")
+def test_estimates_count_every_request_a_job_sends_and_nothing_for_passthrough() -> None:
+    settings = Settings(
+        anthropic_api_key="k",
+        model_prices="claude-haiku-4-5-20251001=2.0/10.0",
+        model_window_chars=10_000,
+    )
     big = ArchivedJob(make_job("s", 0, size=4000), None, Path("s.jsonl"))
     small = ArchivedJob(make_job("s", 1, size=100), None, Path("s.jsonl"))
     one = estimate_job(settings, big)
-    assert one.input_tokens == (4000 + len("make")) // 4  # the request: output and command
-    assert one.output_tokens == settings.max_summary_chars // 4
+    (prompt,) = opening_prompts(big.job, ToolType.COMMAND_OUTPUT, settings)
+    request = prompt.request
+    assert one.requests == 1
+    assert one.input_tokens == estimate_tokens(request.system) + estimate_tokens(request.user)
+    assert one.output_tokens == -(-settings.max_summary_chars // 4)
     assert one.usd == (one.input_tokens * 2.0 + one.output_tokens * 10.0) / 1e6
     assert estimate_job(settings, small).usd == 0.0
     total = estimate_all(settings, [big, small, big])
-    assert (total.jobs, total.input_tokens) == (3, 2 * one.input_tokens)
+    assert (total.jobs, total.input_tokens, total.requests) == (3, 2 * one.input_tokens, 2)
     assert abs(total.usd - 2 * one.usd) < 1e-12
+    huge = estimate_job(settings, ArchivedJob(make_job("s", 2, size=60_000), None, Path("s")))
+    windows = opening_prompts(make_job("s", 2, size=60_000), ToolType.COMMAND_OUTPUT, settings)
+    assert len(windows) >= 6 and huge.requests == len(windows) + 1  # the windows, the merge
+    assert huge.input_tokens > 60_000 // 4
+    assert huge.output_tokens == huge.requests * one.output_tokens
 
 
 def test_a_resumed_checkpoint_cuts_a_torn_line_and_counts_unmarked_output_lines_as_done(

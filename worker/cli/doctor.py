@@ -34,6 +34,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from tersify.worker.runtime.logconfig import configure_logging
+
+    configure_logging(settings)  # on stderr: stdout holds the findings
     found = run(settings, Role.DOCTOR)
     if args.json:
         for f in found:

@@ -41,7 +41,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=int,
         default=None,
         help="chars; default TERSIFY_LOCAL_BUDGET_CHARS (2000), "
-        "or TERSIFY_MAX_MODEL_INPUT_CHARS (50000) for model-input",
+        "or one request's window, TERSIFY_MODEL_WINDOW_CHARS (50000), for model-input (a job "
+        "reads TERSIFY_MODEL_READ_MAX_CHARS in all)",
     )
     p.add_argument(
         "--split",
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     budget: int = args.budget
     if budget is None:
         local = method is not EvalMethod.MODEL_INPUT
-        budget = settings.local_budget_chars if local else settings.max_model_input_chars
+        budget = settings.local_budget_chars if local else settings.model_window_chars
     if budget <= 0:
         return _refuse("--budget must be positive")
     reports: dict[str | None, Report] = {}
@@ -82,7 +83,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return _refuse(f"bad case in {folder}: {exc!r}")
         if not cases:
             return _refuse(f"no NAME.txt + NAME.json cases in {folder}")
-        reports[part] = evaluate(cases, method, budget, settings.max_summary_chars)
+        reports[part] = evaluate(
+            cases, method, budget, settings.max_summary_chars, settings.model_read_max_chars
+        )
     _print(reports, as_json=args.json)
     return 0
 

@@ -26,7 +26,7 @@ from tersify.errors import (
     invalid_fields,
 )
 from tersify.settings import settings_problem
-from tersify.store.redis_url import failure_reason, shown_url
+from tersify.store.redis_url import configuration_mistake, failure_reason, shown_url
 
 
 class ExitCode(IntEnum):
@@ -77,6 +77,8 @@ def explain(exc: BaseException, redis_url: str) -> tuple[str, ExitCode]:
         if exc.title == "Settings":
             return settings_problem(exc), ExitCode.USAGE
         return f"invalid value: {invalid_fields(exc)}", ExitCode.USAGE
+    if (mistake := configuration_mistake(redis_url, _cause(exc))) is not None:
+        return mistake, ExitCode.USAGE
     if isinstance(exc, RedisUnavailableError | redis.ConnectionError | redis.TimeoutError):
         return redis_failure(redis_url, exc), ExitCode.UNREACHABLE
     if isinstance(exc, redis.AuthenticationError):

@@ -34,6 +34,7 @@ def _gateway(args: argparse.Namespace, settings: Settings) -> int:
 
     from tersify.worker.gateway.app import Gateway
     from tersify.worker.gateway.limits import GatewayProtocol, gateway_limits
+    from tersify.worker.preflight.checks import settings_check
     from tersify.worker.runtime.logconfig import configure_logging
 
     host, port = listen_address(args.listen)
@@ -43,6 +44,10 @@ def _gateway(args: argparse.Namespace, settings: Settings) -> int:
     structlog.get_logger("tersify.gateway").info(
         "gateway_connection_limits", **dataclasses.asdict(limits)
     )
+    for found in settings_check(settings):  # a misspelled TERSIFY_* name, said once at start
+        structlog.get_logger("tersify.preflight").warning(
+            "startup_check_warned", check=found.check, detail=found.detail
+        )
     config = uvicorn.Config(
         Gateway(settings),
         http=GatewayProtocol,  # uvicorn's h11 with a connection cap and request-read deadlines

@@ -16,7 +16,7 @@ from tersify.worker.runtime.logconfig import configure_logging
 from tersify.worker.savings.compute import local_rows, outputs_of, remote_rows
 from tersify.worker.savings.prices import Prices
 from tersify.worker.savings.reader import LogFormat, read_logs
-from tersify.worker.savings.remote import Remote, RemoteRun, estimate_usd
+from tersify.worker.savings.remote import Remote, RemoteRun, estimate_usd, model_requests
 from tersify.worker.savings.render import render
 from tersify.worker.savings.report import Report
 from tersify.worker.savings.shrink import summarizes
@@ -149,9 +149,11 @@ def _send(
 def _estimate(settings: Settings, outputs: list[ToolOutput], model: str | None) -> int:
     todo = [o for o in outputs if summarizes(settings, o)]
     usd = sum(estimate_usd(settings, o, model) for o in todo)
+    requests = sum(model_requests(settings, o) for o in todo)
     print(
         f"estimate: {len(todo)} of {len(outputs)} output(s) over "
-        f"{settings.summarize_threshold_chars} chars would be sent, ~${usd:.4f} at most"
+        f"{settings.summarize_threshold_chars} chars would be sent in {requests} model "
+        f"request(s), ~${usd:.4f} at most"
     )
     return 0
 

@@ -35,7 +35,7 @@ from tersify.settings import Settings
 from tersify.worker.compaction.budget import Context, Plan
 from tersify.worker.compaction.cuts import cut
 from tersify.worker.compaction.facts.sections import render
-from tersify.worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request
+from tersify.worker.compaction.prompt import DEFAULT_MAX_TOKENS, build_request, transcript_room
 from tersify.worker.compaction.redaction import for_model
 from tersify.worker.compaction.summary import (
     fallback_summary,
@@ -46,6 +46,7 @@ from tersify.worker.compaction.summary import (
     unwrap,
     with_facts,
 )
+from tersify.worker.compaction.windows import Notes, transcript_notes
 from tersify.worker.model.calls import Route, ask
 from tersify.worker.model.providers.base import Completion, ModelRequest
 from tersify.worker.model.tokens import estimate_tokens
@@ -84,6 +85,7 @@ class _Summary:
     provider: str | None = None
     reason: FallbackReason | None = None
     detail: str | None = None
+    read: tuple[Completion, ...] = ()  # every answer behind it: the windows' notes, the summary
 
 
 def compact(
@@ -160,15 +162,28 @@ def _summarize(
     """
     middle, previous = shown
     plan = Plan.of(middle, context, settings.compaction_summary_max_chars)
+    facts = render(plan.found, plan.facts_chars)
+    deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
+    limit = settings.model_window_chars
+    notes: Notes | None = None
+    reason: FallbackReason | None = None
+    detail: str | None = "no model provider configured"
+    try:
+        room = transcript_room(
+            previous, max_input_chars=limit, facts=facts, answer_chars=plan.answer_chars
+        )
+        notes = transcript_notes(middle, routes, settings, deadline, room)
+    except ProviderError as exc:  # no window was read: the fallback below, with the reason
+        reason, detail = exc.reason, (exc.detail or exc.reason.value)[:200]
     request = build_request(
         middle,
         previous,
-        max_input_chars=settings.max_model_input_chars,
+        max_input_chars=limit,
         max_tokens=DEFAULT_MAX_TOKENS,
-        facts=render(plan.found, plan.facts_chars),
+        facts=facts,
         answer_chars=plan.answer_chars,
+        notes=notes.text if notes is not None else None,
     )
-    deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
 
     def check(completion: Completion) -> None:
         _check(completion, request, ground)
@@ -178,9 +193,7 @@ def _summarize(
         if wrong:
             raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 
-    reason: FallbackReason | None = None
-    detail: str | None = "no model provider configured"
-    if routes:
+    if routes and reason is None:
         try:
             answer = ask(
                 routes,
@@ -196,10 +209,12 @@ def _summarize(
             text = answer.completion.text
             made = with_facts(text, plan.facts_for(text), plan.requests)
             used = answer.route.provider.name
-            return _Summary(made, CompactionMethod.LLM, answer.completion, used)
+            read = (*(notes.completions if notes else ()), answer.completion)
+            return _Summary(made, CompactionMethod.LLM, answer.completion, used, read=read)
     made = fallback_summary(middle, previous, requests=plan.requests, max_chars=plan.limit)
     first = routes[0].provider.name if routes else None
-    return _Summary(made, CompactionMethod.FALLBACK, None, first, reason, detail)
+    read = notes.completions if notes is not None else ()
+    return _Summary(made, CompactionMethod.FALLBACK, None, first, reason, detail, read)
 
 
 def _check(completion: Completion, request: ModelRequest, ground: Ground | None) -> None:
@@ -215,6 +230,12 @@ def _check(completion: Completion, request: ModelRequest, ground: Ground | None)
         raise ProviderError(FallbackReason.OVERSIZED, f"{detail}{DEFAULT_MAX_SUMMARY_CHARS}")
     if ground is not None:
         ground(completion.text, request)
+
+
+def _summed(completions: Sequence[Completion], field: str) -> int | None:
+    """A usage count over every answer (None when none reported it)."""
+    counts = [getattr(c, field) for c in completions if getattr(c, field) is not None]
+    return sum(counts) if counts else None
 
 
 def _result(
@@ -244,8 +265,8 @@ def _result(
         fallback_detail=made.detail if made is not None else None,
         messages_after=len(messages),
         tokens_after=messages_tokens(messages),
-        input_tokens=completion.input_tokens if completion is not None else None,
-        output_tokens=completion.output_tokens if completion is not None else None,
+        input_tokens=_summed(summary.read, "input_tokens") if summary is not None else None,
+        output_tokens=_summed(summary.read, "output_tokens") if summary is not None else None,
         started_at=started,
         finished_at=utcnow(),
     )

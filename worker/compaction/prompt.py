@@ -62,14 +62,67 @@ def build_request(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     facts: str = "",
     answer_chars: int | None = None,
+    notes: str | None = None,
 ) -> ModelRequest:
     """The request asking a model to summarize ``turns``, folding in ``previous_summary``.
 
     ``facts`` (the structural sections appended to the answer) are shown so the narrative can
-    lean on them; ``answer_chars`` is the length the answer is asked to stay within.
+    lean on them; ``answer_chars`` is the length the answer is asked to stay within. ``notes``
+    stand for a transcript too long for one request: notes on its parts, read in windows
+    (``worker.compaction.windows``).
     """
-    previous = unwrap(previous_summary)
     fence = Fence()  # the blocks are the client's text: fenced, escaped, declared data
+    parts, instructions, truncated = _frame(
+        fence, previous_summary, max_input_chars, facts, answer_chars, notes is not None
+    )
+    frame = "\n\n".join([*parts, fence.wrap("transcript", ""), instructions])
+    transcript = escape(notes if notes is not None else render_transcript(turns))
+    # Bytes bound characters, so the whole user message stays within max_input_chars (less a
+    # little room for a tag a cut may expose, escaped again by wrap).
+    budget = max(max_input_chars - len(frame) - _CUT_ROOM, 0)
+    bounded = truncate(transcript, budget, budget + 1)
+    truncated = truncated or bounded != transcript
+    parts += [fence.wrap("transcript", bounded), instructions]
+    blocks = (
+        *(("facts",) if facts else ()),
+        *(("previous_summary",) if unwrap(previous_summary) else ()),
+    )
+    blocks = (*blocks, "transcript")
+    return ModelRequest(
+        system=f"{SYSTEM_PROMPT}\n- {fence.rule(*blocks)}",
+        user="\n\n".join(parts),
+        max_tokens=max_tokens,
+        input_truncated=truncated,
+    )
+
+
+def transcript_room(
+    previous_summary: str | None,
+    *,
+    max_input_chars: int,
+    facts: str = "",
+    answer_chars: int | None = None,
+) -> int:
+    """How many characters of transcript one summary request holds beside everything else."""
+    fence = Fence()
+    parts, instructions, _ = _frame(
+        fence, previous_summary, max_input_chars, facts, answer_chars, False
+    )
+    frame = "\n\n".join([*parts, fence.wrap("transcript", ""), instructions])
+    return max(max_input_chars - len(frame) - _CUT_ROOM, 0)
+
+
+def _frame(
+    fence: Fence,
+    previous_summary: str | None,
+    max_input_chars: int,
+    facts: str,
+    answer_chars: int | None,
+    noted: bool,
+) -> tuple[list[str], str, bool]:
+    """The blocks before the transcript, the instructions after it, and whether the previous
+    summary was cut."""
+    previous = unwrap(previous_summary)
     parts: list[str] = []
     truncated = False
     if facts:
@@ -86,23 +139,14 @@ def build_request(
             "changed, drop what no longer matters.",
             fence.wrap("previous_summary", kept),
         ]
-    parts.append("The conversation turns to summarize, oldest first:")
+    parts.append(NOTED_INTRO if noted else "The conversation turns to summarize, oldest first:")
     instructions = f"Write the summary with exactly these sections:\n{TEMPLATE}"
     if answer_chars is not None:
         instructions += f"\nKeep the summary under {answer_chars} characters."
-    frame = "\n\n".join([*parts, fence.wrap("transcript", ""), instructions])
-    transcript = escape(render_transcript(turns))
-    # Bytes bound characters, so the whole user message stays within max_input_chars (less a
-    # little room for a tag a cut may expose, escaped again by wrap).
-    budget = max(max_input_chars - len(frame) - _CUT_ROOM, 0)
-    bounded = truncate(transcript, budget, budget + 1)
-    truncated = truncated or bounded != transcript
-    parts += [fence.wrap("transcript", bounded), instructions]
-    blocks = (*(("facts",) if facts else ()), *(("previous_summary",) if previous else ()))
-    blocks = (*blocks, "transcript")
-    return ModelRequest(
-        system=f"{SYSTEM_PROMPT}\n- {fence.rule(*blocks)}",
-        user="\n\n".join(parts),
-        max_tokens=max_tokens,
-        input_truncated=truncated,
-    )
+    return parts, instructions, truncated
+
+
+NOTED_INTRO = (
+    "The conversation turns to summarize were too long for one reading: they were read in "
+    "parts side by side, and here are the notes on each part, oldest first:"
+)

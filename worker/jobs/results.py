@@ -48,6 +48,10 @@ def make_result(
         finished_at=utcnow(),
         output_ref=job.output_ref,
         cut=job.cut,
+        cost_usd=outcome.cost_usd,
+        model_requests=outcome.requests,
+        windows=list(outcome.windows),
+        unread_lines=list(outcome.unread_lines),
         rerun_of=outcome.rerun_of,
     )
 

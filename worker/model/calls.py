@@ -87,6 +87,7 @@ def ask(
             return RoutedCompletion(completion, route)
         except ProviderError as failure:
             error = failure
+            error.provider = error.provider or route.provider.name
             if error.reason not in FAILOVER_REASONS or index == len(routes) - 1:
                 break
             log.warning("model_failover", failed=route.provider.name, reason=error.reason.value)

@@ -23,6 +23,7 @@ NAMES: Final = (
     "transcript",
     "previous_summary",
     "facts",
+    "window_answers",
 )
 # "previous-summary" too: the hyphenated spelling once used is as good a lure as the other
 _TAG_START = re.compile(

@@ -14,13 +14,22 @@ from enum import StrEnum
 from pathlib import Path
 
 import redis
+import redis.retry
+from redis.backoff import NoBackoff
 
 from tersify.client import Producer
 from tersify.contract import Queue
 from tersify.errors import ConfigurationError
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.redis_url import failure_reason, redis_client, shown_url
+from tersify.store.redis_url import (
+    close,
+    configuration_mistake,
+    failure_reason,
+    redis_client,
+    shown_url,
+    sync_client,
+)
 from tersify.worker.model.providers import (
     PROVIDERS,
     Finding,
@@ -29,6 +38,7 @@ from tersify.worker.model.providers import (
     kind,
     summary_provider,
 )
+from tersify.worker.model.providers.checks import PROBE_SECONDS, is_loopback, unreachable
 from tersify.worker.model.providers.registry import named, unknown_names, used
 
 
@@ -43,37 +53,81 @@ class Role(StrEnum):
 
 def run(settings: Settings, role: Role) -> list[Finding]:
     """Every check ``role`` needs, in the order a user would fix them."""
-    found = [redis_check(settings), *settings_check(settings)]
+    found = [redis_check(settings, role), *settings_check(settings)]
     if role in (Role.WORKER, Role.DOCTOR):
-        found += provider_checks(settings)
+        found += provider_checks(settings, asking=role is Role.DOCTOR)
     if role is not Role.MCP:
         found.append(webhook_check(settings, role))
         found.append(session_log_check(settings, role))
     if role is not Role.WORKER and found[0].level is Level.OK:
         found.append(workers_check(settings, role))
+    if role is Role.DOCTOR:
+        found.append(gateway_check(settings))
     return found
 
 
-def redis_check(settings: Settings) -> Finding:
-    """Redis answers at ``TERSIFY_REDIS_URL``."""
+def gateway_check(settings: Settings) -> Finding:
+    """Where ``tersify gateway`` would forward (each upstream an http(s) URL with a host, which
+    the settings already made sure of); an upstream on this machine must answer."""
+    upstreams = {
+        "TERSIFY_GATEWAY_ANTHROPIC_UPSTREAM": settings.gateway_anthropic_upstream,
+        "TERSIFY_GATEWAY_OPENAI_UPSTREAM": settings.gateway_openai_upstream,
+    }
+    for variable, url in upstreams.items():
+        why = unreachable(url, PROBE_SECONDS) if is_loopback(url) else None
+        if why is not None:
+            return Finding(
+                "gateway", Level.WARN, f"cannot reach {url} ({why}): fix {variable} or start it"
+            )
+    return Finding(
+        "gateway",
+        Level.OK,
+        f"`tersify gateway` forwards to {settings.gateway_anthropic_upstream} (Anthropic) and "
+        f"{settings.gateway_openai_upstream} (OpenAI), tool results over "
+        f"{settings.gateway_threshold_chars:,} chars summarized",
+    )
+
+
+def redis_check(settings: Settings, role: Role = Role.DOCTOR) -> Finding:
+    """Redis answers at ``TERSIFY_REDIS_URL``, and which server it is (address, version).
+
+    Asked with short timeouts and no retry, so a port where something else listens is told in
+    seconds. Out of reach, it fails ``doctor`` (nothing can work) and warns the others (they
+    keep trying); a refused password or database number fails everyone: a setting is wrong.
+    """
     where = shown_url(settings.redis_url)
-    client = redis_client(settings)
+    client = sync_client(
+        settings,
+        socket_timeout=PROBE_SECONDS,
+        socket_connect_timeout=PROBE_SECONDS,
+        retry=redis.retry.Retry(NoBackoff(), 0),
+    )
     try:
         info = client.info("server")
-        version = info.get("redis_version", "?") if isinstance(info, dict) else "?"
-    except redis.RedisError as exc:
+    except (redis.RedisError, OSError) as exc:
+        if (mistake := configuration_mistake(settings.redis_url, exc)) is not None:
+            return Finding("redis", Level.FAIL, mistake)
+        level = Level.FAIL if role is Role.DOCTOR else Level.WARN
+        what = (
+            f"something at {where} answers, but not as Redis does ({failure_reason(exc)})"
+            if isinstance(exc, redis.ResponseError | redis.exceptions.InvalidResponse)
+            else f"cannot reach Redis at {where} ({failure_reason(exc)})"
+        )
         return Finding(
             "redis",
-            Level.WARN,
-            f"cannot reach Redis at {where} ({failure_reason(exc)}): start redis-server "
-            "there, or point TERSIFY_REDIS_URL at a running one",
+            level,
+            f"{what}: start redis-server there, or point TERSIFY_REDIS_URL at a running one",
         )
     finally:
-        client.close()
-    return Finding("redis", Level.OK, f"Redis {version} answers at {where}")
+        close(client)
+    info = info if isinstance(info, dict) else {}
+    server = f"Redis {info.get('redis_version', '?')} ({info.get('redis_mode', 'standalone')}"
+    port = info.get("tcp_port")
+    server += f", port {port})" if port else ")"
+    return Finding("redis", Level.OK, f"{server} answers at {where}")
 
 
-def provider_checks(settings: Settings) -> list[Finding]:
+def provider_checks(settings: Settings, *, asking: bool = False) -> list[Finding]:
     """Every provider a setting names exists and has what it needs (a key); each provider
     jobs will call can be reached. Each provider's own checks say what that means for it."""
     found: list[Finding] = []
@@ -82,7 +136,9 @@ def provider_checks(settings: Settings) -> list[Finding]:
     for name in dict.fromkeys([*chosen, *calls]):
         try:
             provider = kind(name, chosen.get(name, "the provider"))
-            found += provider.checks(settings, named_by=chosen.get(name), used=name in calls)
+            found += provider.checks(
+                settings, named_by=chosen.get(name), used=name in calls, asking=asking
+            )
         except ConfigurationError as exc:
             found.append(Finding("provider", Level.FAIL, str(exc)))
     if not any(f.check == "provider" for f in found):

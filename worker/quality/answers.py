@@ -50,7 +50,8 @@ def answer_key(case: Case, model: str, prompt_version: str, settings: Settings) 
         prompt_version,
         summary_provider(settings),
         settings.max_summary_chars,
-        settings.max_model_input_chars,
+        settings.model_window_chars,
+        settings.model_read_max_chars,
         settings.max_verbatim_chars,
     ]
     text = json.dumps(shaped, ensure_ascii=False)

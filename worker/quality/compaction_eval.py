@@ -222,6 +222,10 @@ class FillerModel:
     def close(self) -> None:
         """Nothing to release."""
 
+    def fitting_chars(self, request: ModelRequest) -> int | None:
+        """No window: the request is never cut for it."""
+        return None
+
 
 _ALLOWED = re.compile(r"Keep the summary under (\d+) characters")
 

@@ -7,17 +7,22 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from tersify.classify import classify
 from tersify.contract import PendingSummary, ToolType
+from tersify.settings import Settings
 from tersify.worker.quality.bm25 import bm25_lines
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.positions import at_edge
-from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of
-from tersify.worker.summarize.prompts import build_request
+from tersify.worker.shrink import extract, fallback_truncate, head_tail, kind_of, mapped_lines
+from tersify.worker.summarize.sending import opening_prompts
 
-_LINE_LABEL = re.compile(r"^\d+\|", re.MULTILINE)
+READ_MAX_CHARS = 400_000
+"""What a job reads in all by default (``TERSIFY_MODEL_READ_MAX_CHARS``)."""
+
+_LINE_LABEL = re.compile(r"^\d+(?:#[0-9a-f]{2})?\|", re.MULTILINE)
 
 
 class EvalMethod(StrEnum):
@@ -27,6 +32,7 @@ class EvalMethod(StrEnum):
     HEAD_TAIL = "head-tail"
     FALLBACK = "fallback"
     EXTRACTIVE = "extractive"
+    RULES = "rules"  # the extractive summary with the rules' hand-set worths, no ranker
     MODEL_INPUT = "model-input"
     BM25 = "bm25"
     MODEL = "model"  # real model answers: scored by ``quality.modeleval``, not shrunk here
@@ -49,7 +55,12 @@ def keep_rate(kept_total: int, must_total: int) -> float:
 
 
 def shrink(
-    case: Case, tool_type: ToolType, method: EvalMethod, budget: int, max_summary_chars: int = 800
+    case: Case,
+    tool_type: ToolType,
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> str:
     """The text ``method`` makes of ``case`` at ``budget`` chars; for model-input, the request."""
     if method is EvalMethod.HEAD:
@@ -60,10 +71,24 @@ def shrink(
         return fallback_truncate(case.output, tool_type, budget, case.query)
     if method is EvalMethod.EXTRACTIVE:
         return extract(case.output, tool_type, budget, case.query)
+    if method is EvalMethod.RULES:
+        return extract(case.output, tool_type, budget, case.query, ranker=None)
     if method is EvalMethod.BM25:
         return bm25_lines(case.output, case.query, budget)
     if method is EvalMethod.MODEL:
         raise ValueError("model answers are scored by tersify.worker.quality.modeleval")
+    return model_input(case, tool_type, budget, max_summary_chars, read_max_chars)[0]
+
+
+def model_input(
+    case: Case,
+    tool_type: ToolType,
+    window_chars: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
+) -> tuple[str, int]:
+    """The union of every request a job sends before any answer (its one request, or every
+    window's), read through the line numbers, and the characters those requests hold."""
     job = PendingSummary.build(
         deadline_seconds=60,
         session_id="eval",
@@ -72,12 +97,24 @@ def shrink(
         output=case.output,
         query=case.query,
     )
-    request = build_request(
-        job, tool_type, max_input_chars=budget, max_summary_chars=max_summary_chars
-    ).request
+    settings = _settings(window_chars, max_summary_chars, read_max_chars)
+    prompts = opening_prompts(job, tool_type, settings)
     # A fact the model never sees cannot be in its answer: score everything that is sent,
     # read through the line numbers in front of each line (a fact may span lines).
-    return request.system + "\n" + _LINE_LABEL.sub("", request.user)
+    sent = [p.request.system + "\n" + p.request.user for p in prompts]
+    scored = "\n".join(
+        p.request.system + "\n" + _LINE_LABEL.sub("", p.request.user) for p in prompts
+    )
+    return scored, sum(map(len, sent))
+
+
+@cache
+def _settings(window_chars: int, max_summary_chars: int, read_max_chars: int) -> Settings:
+    return Settings(
+        model_window_chars=window_chars,
+        model_read_max_chars=read_max_chars,
+        max_summary_chars=max_summary_chars,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +133,8 @@ class CaseResult:
     family: str = ""
     middle_kept: int = 0
     middle_total: int = 0
+    mapped: int = 0
+    """Missed facts whose line lies in a region the summary's map names (``leftout``)."""
 
     def as_json(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
@@ -113,6 +152,7 @@ class CaseResult:
             "seconds": round(self.seconds, 6),
             "middle_kept": self.middle_kept,
             "middle_total": self.middle_total,
+            "missing_mapped": self.mapped,
         }
 
 
@@ -129,6 +169,7 @@ class Tally:
     seconds: float
     middle_kept: int = 0
     middle_total: int = 0
+    mapped: int = 0
 
     @classmethod
     def of(cls, results: Iterable[CaseResult]) -> Tally:
@@ -144,6 +185,7 @@ class Tally:
             seconds=sum(r.seconds for r in rows),
             middle_kept=sum(r.middle_kept for r in rows),
             middle_total=sum(r.middle_total for r in rows),
+            mapped=sum(r.mapped for r in rows),
         )
 
     @property
@@ -187,6 +229,7 @@ class Tally:
             "ms_per_case": round(self.ms_per_case, 3),
             "middle": _part(self.middle_kept, self.middle_total),
             "edge": _part(self.kept - self.middle_kept, self.total - self.middle_total),
+            "missing_mapped": _part(self.mapped, self.total - self.kept),
         }
 
 
@@ -237,17 +280,27 @@ class Report:
             f"budget={self.budget} classified={t.classification_correct}/{t.cases} "
             f"chars_out={t.chars_out} ratio={t.ratio:.3f} ms_per_case={t.ms_per_case:.1f} "
             f"middle={t.middle_kept}/{t.middle_total} ({t.middle_percent:.1f}%) "
-            f"edge={t.kept - t.middle_kept}/{t.total - t.middle_total} ({t.edge_percent:.1f}%)"
+            f"edge={t.kept - t.middle_kept}/{t.total - t.middle_total} ({t.edge_percent:.1f}%) "
+            f"missing_mapped={t.mapped}/{t.total - t.kept}"
         )
 
 
 def evaluate_case(
-    case: Case, method: EvalMethod, budget: int, max_summary_chars: int = 800
+    case: Case,
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> CaseResult:
-    """Classify ``case`` as the worker would, shrink it by that type and score the result."""
+    """Classify ``case`` as the worker would, shrink it by that type and score the result
+    (for model-input, ``chars_out`` is every character the requests send)."""
     tool_type = classify(case.tool_name, case.command, case.output)
     started = time.perf_counter()
-    text = shrink(case, tool_type, method, budget, max_summary_chars)
+    if method is EvalMethod.MODEL_INPUT:
+        text, sent = model_input(case, tool_type, budget, max_summary_chars, read_max_chars)
+    else:
+        text = shrink(case, tool_type, method, budget, max_summary_chars)
+        sent = len(text)
     seconds = time.perf_counter() - started
     lost = missing(text, case.must_keep)
     middle = [item for item in case.must_keep if not at_edge(case.output, item)]
@@ -259,17 +312,36 @@ def evaluate_case(
         total=len(case.must_keep),
         missing=tuple(lost),
         chars_in=len(case.output),
-        chars_out=len(text),
+        chars_out=sent,
         seconds=seconds,
         family=case.family,
         middle_kept=sum(1 for item in middle if item not in lost),
         middle_total=len(middle),
+        mapped=sum(1 for item in lost if in_regions(case.output, item, mapped_lines(text))),
     )
 
 
+def in_regions(output: str, item: str, regions: Sequence[tuple[int, int]]) -> bool:
+    """Whether the first occurrence of ``item`` in ``output`` starts on a line (1-based, CRLF
+    read as LF) that one of ``regions`` (first, last) holds."""
+    text = output.replace("\r\n", "\n")
+    at = text.find(item.replace("\r\n", "\n"))
+    if at == -1 or not regions:
+        return False
+    line = text.count("\n", 0, at) + 1
+    return any(first <= line <= last for first, last in regions)
+
+
 def evaluate(
-    cases: Iterable[Case], method: EvalMethod, budget: int, max_summary_chars: int = 800
+    cases: Iterable[Case],
+    method: EvalMethod,
+    budget: int,
+    max_summary_chars: int = 800,
+    read_max_chars: int = READ_MAX_CHARS,
 ) -> Report:
-    """Score ``method`` at ``budget`` chars over every case."""
-    results = tuple(evaluate_case(c, method, budget, max_summary_chars) for c in cases)
+    """Score ``method`` at ``budget`` chars over every case (model-input: ``budget`` is one
+    request's window, ``read_max_chars`` what a job reads in all)."""
+    results = tuple(
+        evaluate_case(c, method, budget, max_summary_chars, read_max_chars) for c in cases
+    )
     return Report(method=method, budget=budget, results=results)

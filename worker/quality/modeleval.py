@@ -6,8 +6,9 @@ circuit breaker and rate limit (``worker.model.routes``), retries within the dea
 answer's checks (length, grounding). An answer the checks refuse, or a provider that fails
 after its retries, is a failed case with its reason; it is not kept, so a rerun asks again.
 
-Before each call its cost is estimated (the request's tokens in, the answer's token cap out, at
-the model's ``TERSIFY_MODEL_PRICES`` price); the run stops before a call that would take what
+Before each call its cost is estimated (every request's tokens in — each window's and the
+merge's for an output read in windows — and each answer's token cap out, at the model's
+``TERSIFY_MODEL_PRICES`` price); the run stops before a call that would take what
 was spent past ``max_cost``. Answers are kept per case, model and prompt version
 (``quality.answers``): a rerun is free, and a prompt version other than the current one is read
 from what earlier runs (of the code that had it) kept.
@@ -25,12 +26,11 @@ from tersify.contract import Method, PendingSummary, ToolType
 from tersify.settings import Settings
 from tersify.worker.model import pricing
 from tersify.worker.model.calls import Route
-from tersify.worker.model.tokens import estimate_tokens
 from tersify.worker.quality.answers import AnswerStore, StoredAnswer, answer_key
 from tersify.worker.quality.corpus import Case
 from tersify.worker.quality.evaluation import missing
 from tersify.worker.summarize.cache import PROMPT_VERSION
-from tersify.worker.summarize.prompts import build_request
+from tersify.worker.summarize.sending import estimate
 from tersify.worker.summarize.summarizer import summarize
 
 
@@ -74,18 +74,11 @@ def job_of(case: Case, settings: Settings) -> PendingSummary:
 
 
 def estimate_usd(case: Case, model: str, settings: Settings) -> float:
-    """An upper bound on one call's cost: the request's tokens, and the answer's cap."""
+    """An upper bound on a case's cost: every request's tokens (each window's and the merge,
+    for an output read in windows), and each answer's cap."""
     job = job_of(case, settings)
-    request = build_request(
-        job,
-        classify(case.tool_name, case.command, case.output),
-        max_input_chars=settings.max_model_input_chars,
-        max_summary_chars=settings.max_summary_chars,
-        max_verbatim_chars=settings.max_verbatim_chars,
-        max_quote_chars=settings.max_quote_chars,
-    ).request
-    tokens_in = estimate_tokens(request.system) + estimate_tokens(request.user)
-    return pricing.cost(settings, model, tokens_in, request.max_tokens)
+    sent = estimate(job, classify(case.tool_name, case.command, case.output), settings)
+    return pricing.cost(settings, model, sent.input_tokens, sent.requests * sent.answer_cap)
 
 
 class ModelEval:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tersify.classify import classify
 from tersify.settings import Settings
 from tersify.worker.model import pricing
-from tersify.worker.model.tokens import estimate_tokens
 from tersify.worker.reprocess.reader import ArchivedJob
+from tersify.worker.summarize.sending import estimate
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class Estimate:
     input_tokens: int
     output_tokens: int
     usd: float
+    requests: int = 0
 
 
 def cost(settings: Settings, input_tokens: int, output_tokens: int) -> float:
@@ -26,14 +28,14 @@ def cost(settings: Settings, input_tokens: int, output_tokens: int) -> float:
 
 
 def estimate_job(settings: Settings, item: ArchivedJob) -> Estimate:
-    """A job's estimate: the capped request in, the longest summary out; passthrough is free."""
+    """A job's estimate: every request it sends in (each window's and the merge's for an
+    output read in windows), the longest summary out for each; passthrough is free."""
     job = item.job
     if len(job.output) <= settings.summarize_threshold_chars:
         return Estimate(1, 0, 0, 0.0)
-    output = job.output[: settings.max_model_input_chars]
-    tokens_in = estimate_tokens(output + (job.command or "") + (job.query or ""))
-    tokens_out = estimate_tokens(output[: settings.max_summary_chars])
-    return Estimate(1, tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))
+    sent = estimate(job, classify(job.tool_name, job.command, job.output), settings)
+    usd = cost(settings, sent.input_tokens, sent.output_tokens)
+    return Estimate(1, sent.input_tokens, sent.output_tokens, usd, sent.requests)
 
 
 def estimate_all(settings: Settings, items: list[ArchivedJob]) -> Estimate:
@@ -41,4 +43,5 @@ def estimate_all(settings: Settings, items: list[ArchivedJob]) -> Estimate:
     parts = [estimate_job(settings, item) for item in items]
     tokens_in = sum(p.input_tokens for p in parts)
     tokens_out = sum(p.output_tokens for p in parts)
-    return Estimate(len(parts), tokens_in, tokens_out, cost(settings, tokens_in, tokens_out))
+    usd = cost(settings, tokens_in, tokens_out)
+    return Estimate(len(parts), tokens_in, tokens_out, usd, sum(p.requests for p in parts))

@@ -104,7 +104,8 @@ class Report:
 def render_estimate(estimate: Estimate) -> str:
     """A dry run's estimate as one line."""
     return (
-        f"estimate: {estimate.jobs} job(s), ~{estimate.input_tokens} input and "
+        f"estimate: {estimate.jobs} job(s) in {estimate.requests} model request(s), "
+        f"~{estimate.input_tokens} input and "
         f"~{estimate.output_tokens} output tokens, ~${estimate.usd:.4f} at most"
     )
 

@@ -11,13 +11,16 @@ from dataclasses import dataclass, field
 import structlog
 
 from tersify.client import Producer, SummaryHandle
-from tersify.contract import Queue, SummaryResult
+from tersify.contract import JobOptions, Queue, SummaryResult
 from tersify.errors import ResultTimeoutError, TersifyError
 from tersify.worker.reprocess.checkpoint import Checkpoint
 from tersify.worker.reprocess.estimate import cost, estimate_job
 from tersify.worker.reprocess.reader import ArchivedJob
 
 log = structlog.get_logger(__name__)
+# A reprocessed output is summarized on its own: told as what changed since the output before it,
+# it would measure the change summary, not the model or prompt the run is meant to compare.
+_ON_ITS_OWN = JobOptions(rerun=False)
 
 _WAIT_SLICE_SECONDS = 0.1  # how long to block on the oldest job before polling the others
 
@@ -96,6 +99,7 @@ class Runner:
                 tool_call_id=job.tool_call_id,
                 relevant_lines=job.relevant_lines,
                 queue=Queue.BATCH,
+                options=_ON_ITS_OWN,
             )
         except TersifyError as exc:
             log.warning("reprocess_submit_failed", old_job_id=job.job_id, error=str(exc))

@@ -3,9 +3,10 @@
 Each is submitted with ``Producer.submit(..., queue=Queue.BATCH)`` (batch jobs never gate a
 session) under one session per run and session read, ``savings-…-N`` (so a command run again is
 told as what changed only within its own session), at most ``parallel`` in flight. Before each
-submit its cost is estimated at the summary model's price (the capped output in, the longest
-summary out); once what was spent plus what is in flight plus the next estimate would pass
-``max_cost``, nothing more is sent and the rest count as unchanged. Money spent is counted from
+submit its cost is estimated at the summary model's price (every request it sends in, each
+window's and the merge's for an output read in windows; the longest summary out for each);
+once what was spent plus what is in flight plus the next estimate would pass ``max_cost``,
+nothing more is sent and the rest count as unchanged. Money spent is counted from
 the tokens the results report.
 """
 
@@ -25,9 +26,9 @@ from tersify.contract import Method, Queue, SummaryResult
 from tersify.errors import ResultTimeoutError, TersifyError
 from tersify.settings import Settings
 from tersify.worker.model import pricing
-from tersify.worker.model.tokens import estimate_tokens
-from tersify.worker.savings.shrink import Shrunk, job_of
+from tersify.worker.savings.shrink import Shrunk, job_of, tool_type_of
 from tersify.worker.savings.transcript import ToolOutput
+from tersify.worker.summarize.sending import estimate
 
 log = structlog.get_logger(__name__)
 
@@ -35,11 +36,19 @@ _WAIT_SLICE_SECONDS = 0.1  # how long to block on the oldest job before looking 
 
 
 def estimate_usd(settings: Settings, output: ToolOutput, model: str | None) -> float:
-    """An upper bound on what summarizing ``output`` costs: capped input, longest answer."""
-    sent = output.text[: settings.max_model_input_chars]
-    tokens_in = estimate_tokens(sent + (output.command or ""))
-    tokens_out = estimate_tokens(sent[: settings.max_summary_chars])
-    return pricing.cost(settings, model or pricing.summary_model(settings), tokens_in, tokens_out)
+    """An upper bound on what summarizing ``output`` costs: every request it sends (each
+    window's and the merge's for an output read in windows), each answer at the longest
+    summary."""
+    job = job_of(output, settings.batch_deadline_seconds)
+    sent = estimate(job, tool_type_of(output), settings)
+    chosen = model or pricing.summary_model(settings)
+    return pricing.cost(settings, chosen, sent.input_tokens, sent.output_tokens)
+
+
+def model_requests(settings: Settings, output: ToolOutput) -> int:
+    """How many model requests summarizing ``output`` takes (its windows and their merge)."""
+    job = job_of(output, settings.batch_deadline_seconds)
+    return estimate(job, tool_type_of(output), settings).requests
 
 
 def summary_usd(settings: Settings, result: SummaryResult) -> float:

@@ -123,7 +123,7 @@ def shrink_lines(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = (
 def choose(reading: Reading, plan: Plan, *, extra: Iterable[Candidate] = ()) -> dict[int, str]:
     """The lines ``shrink_lines`` shows (index → text), for a caller that renders them itself."""
     doc = reading.doc
-    pool = [*reading.candidates, *extra]
+    pool = reading.pool(extra)
     plan = follow_evidence(plan, pool)
     picker = _Picker(doc, plan, prose=reading.kind.prose)
     _take_edges(picker, plan)

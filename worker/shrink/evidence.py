@@ -14,7 +14,13 @@ from tersify.worker.shrink.query import Query
 from tersify.worker.shrink.salience import Salient
 from tersify.worker.shrink.severity import severity_lines
 from tersify.worker.shrink.terms import TermWeights
-from tersify.worker.shrink.worth import FOCUS_WEIGHT, RARE_TERM_WEIGHT, SEVERITY_WEIGHT, Candidate
+from tersify.worker.shrink.worth import (
+    FOCUS_WEIGHT,
+    RARE_TERM_WEIGHT,
+    SEVERITY_WEIGHT,
+    Candidate,
+    Source,
+)
 
 FOCUS_WHOLE_CHARS = 900
 """A focused block up to this long is offered whole (at the local budgets)."""
@@ -29,7 +35,9 @@ def severity_candidates(doc: Doc, query: Query) -> list[Candidate]:
         return []
     lines = severity_lines(doc, wanted)
     return [
-        Candidate(i, SEVERITY_WEIGHT - 0.1 * rank, record_lines=3, focused=True)
+        Candidate(
+            i, SEVERITY_WEIGHT - 0.1 * rank, record_lines=3, focused=True, source=Source.SEVERITY
+        )
         for rank, i in enumerate(lines)
     ]
 
@@ -56,12 +64,24 @@ def focused_candidates(doc: Doc, items: list[Salient], weights: TermWeights) -> 
 def _block_candidates(doc: Doc, block: Block, weight: float) -> list[Candidate]:
     size = sum(len(doc.lines[i]) + 1 for i in range(block.start, block.end))
     whole = Candidate(
-        block.start, weight + 1, span=(block.start, block.end), share=FOCUS_SHARE, focused=True
+        block.start,
+        weight + 1,
+        span=(block.start, block.end),
+        share=FOCUS_SHARE,
+        focused=True,
+        source=Source.FOCUS,
     )
     if size <= FOCUS_WHOLE_CHARS:
         return [whole]
-    head = Candidate(block.start, weight + 1, span=(block.start, block.start + 1), focused=True)
+    head = Candidate(
+        block.start,
+        weight + 1,
+        span=(block.start, block.start + 1),
+        focused=True,
+        source=Source.FOCUS,
+    )
     inner = [
-        Candidate(i, weight - 0.05 * rank, span=(i, i + 1)) for rank, i in enumerate(block.lines)
+        Candidate(i, weight - 0.05 * rank, span=(i, i + 1), source=Source.FOCUS)
+        for rank, i in enumerate(block.lines)
     ]
     return [head, *inner]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from tersify.contract import LineRange, ToolType
 from tersify.text.sanitize import sanitize
-from tersify.worker.shrink.engine import Plan, shrink_lines
+from tersify.worker.shrink.engine import Plan
 from tersify.worker.shrink.files import summarize_file
 from tersify.worker.shrink.kinds import kind_of
+from tersify.worker.shrink.leftout import mapped_shrink
 from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.reflow import as_doc
 from tersify.worker.shrink.textcut import clip, head_end, marker, tail_start
@@ -58,7 +59,9 @@ def fallback_truncate(
         plan = Plan(
             budget, head=int(frame * ratio), tail=int(frame * (1 - ratio)), head_share=ratio
         )
-        return shrink_lines(Reading.of(as_doc(clean, kind), tool_type, query), plan)
+        doc = as_doc(clean, kind)
+        # Lines are numbered in the map as the output printed them: not when reflowed.
+        return mapped_shrink(Reading.of(doc, tool_type, query), plan, mapped=doc.text is clean)
     except Exception:  # the fallback is the last resort of every job: it never raises
         return _last_resort(text, budget)
 

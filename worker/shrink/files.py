@@ -19,6 +19,7 @@ from tersify.worker.shrink.engine import Plan, choose, shrink_lines
 from tersify.worker.shrink.hashlines import line_hash, source_lines
 from tersify.worker.shrink.lines import newlines_before
 from tersify.worker.shrink.quotes import NO_QUOTE, NumberedLines, Quote
+from tersify.worker.shrink.ranker import SHIPPED, Choice
 from tersify.worker.shrink.reading import Reading
 from tersify.worker.shrink.render import MARKER_COST, render
 from tersify.worker.shrink.salience import Salient
@@ -71,9 +72,9 @@ class FileView:
         """The file's lines as a model reads and quotes them: by number, as hashlines."""
         return NumberedLines(self.doc.lines, self.numbers, self.hashline)
 
-    def reading(self, query: str | None) -> Reading:
+    def reading(self, query: str | None, ranker: Choice = SHIPPED) -> Reading:
         """The file read for ``query`` (its relevant range and its shrink share it)."""
-        return Reading.of(self.doc, ToolType.FILE_CONTENT, query)
+        return Reading.of(self.doc, ToolType.FILE_CONTENT, query, ranker)
 
 
 def file_view(text: str) -> FileView:
@@ -197,12 +198,13 @@ def summarize_file(
     relevant: LineRange | None,
     *,
     edge_share: float = 0.0,
+    ranker: Choice = SHIPPED,
 ) -> str:
     """A file in ``budget`` chars: its size, the relevant range as hashlines, what else the
     query or the outline names, every shown line a hashline; ``edge_share`` of the room holds
     the file's start and end fixed (the fallback's head and tail)."""
     view = file_view(text)
-    reading = view.reading(query)
+    reading = view.reading(query, ranker)
     head = f"[{len(view.doc)} lines, {len(view.definitions)} definitions]"
     room = budget - len(head) - 1
     lines = relevant_range(view, reading, relevant)

@@ -4,13 +4,15 @@ What the engine (``engine``) picks from: the salient and query lines (``salience
 shape with the rare ones raised; the extremes the query asks for (``extremes``); the blocks
 holding the query's evidence and the lines of the severity it names (``evidence``); and what is
 always kept: the first and last diagnostic and the closing line. Each part is computed once per
-reading; their worths are ``worth``'s.
+reading; their worths are the ranker's (``ranker``, over ``features``), or ``worth``'s (the
+rules) when a reading has no ranker.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from tersify.contract import ToolType
@@ -19,8 +21,10 @@ from tersify.worker.shrink.ancestry import header_above
 from tersify.worker.shrink.document import Doc
 from tersify.worker.shrink.evidence import focused_candidates, severity_candidates
 from tersify.worker.shrink.extremes import extreme_lines
+from tersify.worker.shrink.features import Evidence, rows, shortlist
 from tersify.worker.shrink.kinds import ToolKind, kind_of
 from tersify.worker.shrink.query import Query
+from tersify.worker.shrink.ranker import SHIPPED, Choice, Ranker, chosen
 from tersify.worker.shrink.salience import Salient, find_salient, rarity, shape
 from tersify.worker.shrink.terms import TermWeights
 from tersify.worker.shrink.textcut import ELLIPSIS
@@ -33,6 +37,7 @@ from tersify.worker.shrink.worth import (
     SHAPE_RARITY_BONUS,
     Candidate,
     LineFeatures,
+    Source,
 )
 
 EXTREMES_READ = 60
@@ -45,16 +50,22 @@ _PARENT_SCAN = 20
 @dataclass
 class Reading:
     """One text read for one tool kind and one query: what every pick is chosen from, each
-    part computed once (a file's relevant range and its shrink share one)."""
+    part computed once (a file's relevant range and its shrink share one).
+
+    With a ``ranker`` every candidate's worth is its learned score (``ranker``); without one,
+    the rules' hand-set worths (``worth``).
+    """
 
     doc: Doc
     kind: ToolKind
     query: Query
+    ranker: Ranker | None = None
 
     @staticmethod
-    def of(doc: Doc, tool_type: ToolType, query: str | None) -> Reading:
-        """``doc`` read for ``tool_type``'s kind and the parsed ``query``."""
-        return Reading(doc, kind_of(tool_type), Query.parse(query))
+    def of(doc: Doc, tool_type: ToolType, query: str | None, ranker: Choice = SHIPPED) -> Reading:
+        """``doc`` read for ``tool_type``'s kind and the parsed ``query``, ranked by ``ranker``
+        (the shipped one unless said; None: the rules)."""
+        return Reading(doc, kind_of(tool_type), Query.parse(query), chosen(ranker))
 
     @property
     def weights(self) -> TermWeights:
@@ -73,9 +84,42 @@ class Reading:
         return {s.number - 1: s.features for s in self.salient if s.features is not None}
 
     @cached_property
+    def evidence(self) -> Evidence:
+        """The lines holding each query term (``features.Evidence``)."""
+        return Evidence.of(self.doc, self.weights)
+
+    @cached_property
     def candidates(self) -> list[Candidate]:
-        """Every line worth showing with its record and worth (see the module docstring)."""
-        return candidates(self)
+        """Every line worth showing with its record and worth (see the module docstring);
+        with a ranker, also the other lines holding a query term."""
+        found = candidates(self)
+        if self.ranker is not None:
+            taken = {c.anchor for c in found}
+            hits = self.evidence.hit_candidates(taken)
+            found.extend(Candidate(i, 0.0, source=Source.HIT) for i in hits)
+        return found
+
+    def pool(self, extra: Iterable[Candidate] = ()) -> list[Candidate]:
+        """The candidates with ``extra``, each weighed by the ranker when there is one."""
+        pool = [*self.candidates, *extra]
+        if self.ranker is None:
+            return pool
+        return self.ranked(pool)
+
+    def ranked(self, pool: list[Candidate]) -> list[Candidate]:
+        """``pool`` with every finite worth replaced by the ranker's score of its features;
+        past the shortlist (``features.shortlist``), below every score, in the rules' order."""
+        ranker = self.ranker
+        assert ranker is not None
+        fixed = [c for c in pool if c.weight == float("inf")]
+        scored, rest = shortlist([c for c in pool if c.weight != float("inf")])
+        salient = {s.number - 1: s for s in self.salient}
+        table = rows(self.doc, self.evidence, scored, salient)
+        pairs = zip(scored, table, strict=True)
+        ranked = [replace(c, weight=ranker.score(row)) for c, row in pairs]
+        floor = min((c.weight for c in ranked), default=0.0) - 1.0
+        ranked += [replace(c, weight=floor - k / len(rest)) for k, c in enumerate(rest)]
+        return fixed + ranked
 
 
 def candidates(reading: Reading) -> list[Candidate]:
@@ -110,7 +154,7 @@ def _extremes(doc: Doc, query: Query) -> list[Candidate]:
         header = header_above(doc, index)
         if header is not None and any(t in doc.lines[header].lower() for t in scope):
             weight += EXTREME_WEIGHT / 2
-        found.append(Candidate(index, weight, record_lines=3))
+        found.append(Candidate(index, weight, record_lines=3, source=Source.EXTREME))
     found.sort(key=lambda c: -c.weight)
     return found[:EXTREMES_SHOWN]
 
@@ -135,6 +179,7 @@ def _folded(
             if terms and not terms.isdisjoint(_FIELD_SPLIT.split(low)):
                 candidate.weight += FIELD_BONUS
             candidate.focused = named
+            candidate.source = Source.QUERY
             found.append(candidate)
         else:
             # Lines of one shape under parents of different shapes (the locations of two
@@ -147,6 +192,8 @@ def _folded(
         candidate = _candidate(best)
         candidate.weight += SHAPE_RARITY_BONUS * rarity(len(group), total)
         candidate.note = f" (×{count} similar)" if count > 1 else ""
+        candidate.source = Source.SALIENT
+        candidate.group = count
         found.append(candidate)
     return found
 
@@ -176,10 +223,11 @@ def _edges(doc: Doc, items: list[Salient]) -> list[Candidate]:
     while last >= 0 and doc.blank(last):
         last -= 1
     if last >= 0:
-        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1)))
+        found.append(Candidate(last, CLOSING_WEIGHT, span=(last, last + 1), source=Source.CLOSING))
     diagnostics = sorted((i for i in items if i.kind in _DIAGNOSTIC), key=lambda s: s.start)
     for item in diagnostics[:1] + diagnostics[-1:]:
         candidate = _candidate(item)
         candidate.weight = max(candidate.weight, EDGE_DIAGNOSTIC_WEIGHT)
+        candidate.source = Source.EDGE
         found.append(candidate)
     return found

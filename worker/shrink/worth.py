@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 
 from tersify.text.signals import Kind
 
@@ -74,6 +75,20 @@ def first_worth(kind: Kind, count: int, query_match: float) -> float:
     return kind + min(REPEATS_CAP, math.log(count)) + QUERY_MATCH * query_match
 
 
+class Source(StrEnum):
+    """Which mechanism offered a candidate (a feature of the learned ranking, ``ranker``)."""
+
+    SALIENT = "salient"  # a salient line, folded with its look-alikes (``salience``)
+    QUERY = "query"  # a line holding the query's terms
+    CLOSING = "closing"  # the output's last non-blank line
+    EDGE = "edge"  # the first or the last diagnostic
+    EXTREME = "extreme"  # a line the query's extreme names (``extremes``)
+    FOCUS = "focus"  # a line of a focused block (``focus``)
+    SEVERITY = "severity"  # a line of the severity the query names (``severity``)
+    HIT = "hit"  # any other line holding a query term: offered to the ranker only
+    OTHER = "other"  # offered by a caller (a file's definitions)
+
+
 @dataclass(slots=True)
 class Candidate:
     """A line worth showing, how much it is worth, and the lines it brings when taken."""
@@ -86,3 +101,5 @@ class Candidate:
     record_lines: int = 8  # the longest record read around the anchor
     share: float = 0.25  # the largest share of the room left the whole record may take
     focused: bool = False  # from a block holding most of the query's evidence
+    source: Source = Source.OTHER
+    group: int = 1  # how many look-alike salient lines it stands for

@@ -193,6 +193,13 @@ def _span(number: int, quote: object, view: ModelView) -> range:
         bounds = f"{numbers[0]}-{numbers[-1]}" if numbers else "none"
         raise _refused(f"{what}: the output has no such line (its lines are {bounds})")
     unseen = next((i for i in range(first, last + 1) if i not in view.seen), None)
+    if unseen is not None and not view.truncated:  # a window: its lines are one stretch
+        shown = sorted(view.seen)
+        bounds = f"{source.numbers[shown[0]]}-{source.numbers[shown[-1]]}" if shown else "none"
+        raise _refused(
+            f"{what}: line {source.numbers[unseen]} is not in the part you were shown (lines "
+            f"{bounds})"
+        )
     if unseen is not None:
         raise _refused(
             f"{what}: line {source.numbers[unseen]} was not shown to you (it is inside a "

@@ -190,7 +190,7 @@ def unsupported(answer: str, source: Source) -> list[Claim]:
 
 def job_source(job: PendingSummary, settings: Settings) -> Source:
     """Everything the model saw for ``job``: output, header fields, instructions and caps."""
-    caps = (settings.max_summary_chars, settings.max_model_input_chars, settings.max_quote_chars)
+    caps = (settings.max_summary_chars, settings.model_window_chars, settings.max_quote_chars)
     sizes = " ".join(str(n) for n in caps)
     return Source.of(job.output, job.tool_name, job.command, job.query, INSTRUCTIONS, sizes)
 

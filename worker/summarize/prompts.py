@@ -26,7 +26,7 @@ SYSTEM_TEMPLATE = (
     "Answer with one JSON object. {prose} Keep identifiers, paths, line numbers, versions, "
     "numbers and error messages exactly as written; add nothing that is not in the output.\n"
     "{quotes}{flag}\n"
-    "{cut}"
+    "{cut}{part}"
 )
 QUOTE_RULE = (
     'In "quotes", give the lines that are the evidence, most important first, by the numbers '
@@ -48,9 +48,15 @@ FLAG_RULE = (
 )
 LABELS = {True: "LINE#HH|line", False: "N|line"}
 CUT_NOTE = (
-    "The output was too long and was cut before it reached you: {kept} of {total} characters "
-    "are shown, the head, the tail and the lines that matter between them; each run of lines "
-    "left out is one line such as '… 1234 lines …'. Say that the output was cut if it matters.\n"
+    "The output was too long and was cut before it reached you: {left} of {total} characters "
+    "are left out; you are shown the head, the tail and the lines that matter between them, "
+    "and each run of lines left out is one line such as '… 1234 lines …'. Say that the output "
+    "was cut if it matters.\n"
+)
+PART_NOTE = (
+    "The output is too long for one reading: it is read in {count} parts side by side, and you "
+    "are shown part {number}, lines {first}-{last}, numbered as in the whole output. Summarize "
+    "this part for a reader who will join the parts' answers into one; quote only its lines.\n"
 )
 INTENT_NOTE = (
     "The <{tag}> block says what the agent wants to know: let it choose what to keep and quote, "
@@ -91,18 +97,41 @@ def build_request(
     model's summaries of what comes before and after it.
     """
     clean = sanitize(job.output)
-    kind = kind_of(tool_type)
-    if kind.numbered_file:
+    if kind_of(tool_type).numbered_file:
         limit, wanted = max_input_chars, job.relevant_lines
         view = file_sections(clean, wanted, limit, job.query, max_verbatim_chars)
     else:
         view = model_view(clean, tool_type, max_input_chars, job.query)
-    shape = answer_shape(tool_type)
+    return prompt_for(
+        job,
+        tool_type,
+        view,
+        answer_shape(tool_type),
+        max_summary_chars=max_summary_chars,
+        max_quote_chars=max_quote_chars,
+        sample=clean,
+    )
+
+
+def prompt_for(
+    job: PendingSummary,
+    tool_type: ToolType,
+    view: ModelView,
+    shape: AnswerShape,
+    *,
+    max_summary_chars: int,
+    max_quote_chars: int,
+    sample: str,
+    part: str = "",
+) -> SummaryPrompt:
+    """The request reading ``view`` of ``job``'s output (``part``: which window it is)."""
+    kind = kind_of(tool_type)
     fence = Fence()
     fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
     blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
     names = [name for name, value in fields.items() if value]
     body = view.body
+    left = left_out(view) if view.truncated else 0
     system = SYSTEM_TEMPLATE.format(
         focus=kind.focus,
         tag=fence.tag("tool_output"),
@@ -112,20 +141,28 @@ def build_request(
         prose=PROSE_RULES[shape.prose].format(limit=max_summary_chars),
         quotes=QUOTE_RULE.format(limit=max_quote_chars) if max_quote_chars > 0 else NO_QUOTES_RULE,
         flag=FLAG_RULE if shape.full_output_flag else "",
-        cut=CUT_NOTE.format(kept=len(body), total=len(clean)) if view.truncated else "",
+        cut=CUT_NOTE.format(left=left, total=len(sample)) if view.truncated else "",
+        part=part,
     )
     if view.truncated:
-        blocks.append(f"Note: output cut from {len(clean)} to {len(body)} characters.")
+        blocks.append(f"Note: output cut: {left} of {len(sample)} characters left out.")
     user = "\n".join([*blocks, fence.wrap("tool_output", body)])
     request = ModelRequest(
         system=system,
         user=user,
-        max_tokens=answer_token_cap(max_summary_chars, clean) + QUOTE_TOKENS,
+        max_tokens=answer_token_cap(max_summary_chars, sample[:4000]) + QUOTE_TOKENS,
         input_truncated=view.truncated,
         answer_format=shape.answer_format(),
     )
     # the request holds the view's text now: the prompt keeps the view's lines, not a copy
     return SummaryPrompt(request, replace(view, body=""), shape)
+
+
+def left_out(view: ModelView) -> int:
+    """Characters of the output's lines the view does not show (a clipped line counts as
+    shown)."""
+    lines = view.source.lines
+    return sum(len(lines[i]) + 1 for i in range(len(lines)) if i not in view.seen)
 
 
 QUOTE_TOKENS = 200

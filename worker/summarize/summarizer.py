@@ -8,22 +8,38 @@ falls back (``worker.summarize.answers``).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import structlog
 
-from tersify.contract import FallbackReason, Method, PendingSummary, ToolType
+from tersify.contract import (
+    FallbackReason,
+    LineRange,
+    Method,
+    PendingSummary,
+    ToolType,
+    WindowRead,
+)
 from tersify.errors import ProviderError
 from tersify.settings import Settings
 from tersify.text.binary import describe as describe_binary
-from tersify.worker.model.calls import Route, ask
-from tersify.worker.model.providers.base import Completion, Correction
+from tersify.worker.model import pricing
+from tersify.worker.model.calls import Route, RoutedCompletion
+from tersify.worker.model.providers.base import Provider
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
-from tersify.worker.summarize.answers import compose, read_answer
+from tersify.worker.summarize.asking import AnswerCheck, ask_checked
+from tersify.worker.summarize.fit import fitted_request, fitted_settings
 from tersify.worker.summarize.grounding import Source, check_grounding, check_source
-from tersify.worker.summarize.prompts import SummaryPrompt, build_request
+from tersify.worker.summarize.prompts import SummaryPrompt
+from tersify.worker.summarize.windowed import (
+    Layout,
+    layout,
+    past_one_window,
+    summarize_windows,
+)
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -40,6 +56,10 @@ class Outcome:
     output_tokens: int | None = None
     fallback_reason: FallbackReason | None = None
     fallback_detail: str | None = None
+    cost_usd: float | None = None
+    requests: int = 0
+    windows: tuple[WindowRead, ...] = ()
+    unread_lines: tuple[LineRange, ...] = ()
     rerun_of: str | None = None  # the earlier run's output_ref, when this says what changed
 
 
@@ -54,6 +74,7 @@ def fallback_outcome(
     return Outcome(
         text=text,
         method=Method.FALLBACK,
+        provider=error.provider,
         fallback_reason=error.reason,
         fallback_detail=error.detail[:200] or None,
     )
@@ -69,6 +90,8 @@ def job_settings(settings: Settings, job: PendingSummary) -> Settings:
         update["local_budget_chars"] = options.budget_chars
     if options.max_summary_chars is not None:
         update["max_summary_chars"] = options.max_summary_chars
+    if options.model_read_max_chars is not None:
+        update["model_read_max_chars"] = options.model_read_max_chars
     return settings.model_copy(update=update) if update else settings
 
 
@@ -98,69 +121,83 @@ def summarize(
         error = ProviderError(FallbackReason.DEADLINE, f"deadline passed {-remaining:.1f}s ago")
         return fallback_outcome(job, tool_type, settings, error)
     sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
-    prompt = build_request(
-        sent,
-        tool_type,
-        max_input_chars=settings.max_model_input_chars,
-        max_summary_chars=settings.max_summary_chars,
-        max_verbatim_chars=settings.max_verbatim_chars,
-        max_quote_chars=settings.max_quote_chars,
-    )
     first_model = job.options.model if job.options is not None else None
+    deadline = time.monotonic() + remaining
+    provider = routes[0].provider
+    asked: Layout | SummaryPrompt | None = None
     try:
-        return ask_model(prompt, sent, routes, settings, time.monotonic() + remaining, first_model)
+        asked = read_plan(sent, tool_type, settings, provider)
+        if isinstance(asked, Layout):
+            return windows_outcome(asked, sent, tool_type, routes, settings, deadline, first_model)
+        return ask_model(asked, sent, routes, settings, deadline, first_model)
     except ProviderError as error:
+        if error.reason is FallbackReason.CONTEXT_EXCEEDED and asked is not None:
+            try:  # the window is known now: smaller requests
+                again = refitted(asked, sent, tool_type, routes, settings, deadline, first_model)
+            except ProviderError as refused:
+                error = refused
+            else:
+                if again is not None:
+                    return again
         return fallback_outcome(job, tool_type, settings, error)
 
 
-class AnswerCheck:
-    """Reads and checks each answer to one prompt (``ask``'s ``check``): keeps the summary
-    built from the answer it accepts, every answer's usage, and the answer it last refused.
+def read_plan(
+    job: PendingSummary, tool_type: ToolType, settings: Settings, provider: Provider
+) -> Layout | SummaryPrompt:
+    """How ``job`` is read: one request, or windows no larger than ``provider``'s context
+    window holds (a context under one window turns a request it would cut into windows)."""
+    if past_one_window(job, settings):
+        found = layout(job, tool_type, fitted_settings(job, tool_type, settings, provider))
+        if found is not None:
+            return found
+    prompt = fitted_request(job, tool_type, settings, provider)
+    if prompt.request.input_truncated and not past_one_window(job, settings):
+        return layout(job, tool_type, fitted_settings(job, tool_type, settings, provider)) or prompt
+    return prompt
 
-    The prose is grounded in ``source`` when given (what the model was shown besides the
-    job's output), else in the job."""
 
-    def __init__(
-        self,
-        prompt: SummaryPrompt,
-        job: PendingSummary,
-        settings: Settings,
-        source: Source | None = None,
-    ) -> None:
-        self.prompt = prompt
-        self.job = job
-        self.settings = settings
-        self.source = source
-        self.text = ""
-        self.completions: list[Completion] = []
-        self.refused: tuple[Completion, ProviderError] | None = None
+def refitted(
+    asked: Layout | SummaryPrompt,
+    job: PendingSummary,
+    tool_type: ToolType,
+    routes: Sequence[Route],
+    settings: Settings,
+    deadline: float,
+    first_model: str | None,
+) -> Outcome | None:
+    """``job`` asked again in requests sized to the context window its first provider has
+    learned; None when they would be no smaller than ``asked``."""
+    provider = routes[0].provider
+    if isinstance(asked, Layout):
+        refit = layout(job, tool_type, fitted_settings(job, tool_type, settings, provider))
+        if refit is None or refit.window_chars >= asked.window_chars:
+            return None
+        log.info("summary_windows_refitted", windows=len(refit.plan.windows))
+        return windows_outcome(refit, job, tool_type, routes, settings, deadline, first_model)
+    prompt = fitted_request(job, tool_type, settings, provider)
+    if len(prompt.request.user) >= len(asked.request.user):
+        return None
+    log.info("summary_request_refitted", chars=len(prompt.request.user))
+    return ask_model(prompt, job, routes, settings, deadline, first_model)
 
-    def __call__(self, completion: Completion) -> None:
-        """Accept ``completion`` (its summary kept in ``text``) or raise why not."""
-        self.completions.append(completion)
-        try:
-            self.text = self.summary(completion)
-        except ProviderError as error:
-            self.refused = (completion, error)
-            raise
 
-    def summary(self, completion: Completion) -> str:
-        """The summary an answer makes: checked prose, then the lines it quotes, exactly."""
-        answer = read_answer(completion, self.prompt.shape, self.prompt.view)
-        check_answer(answer.prose_text, self.job, self.settings, self.source)
-        text = compose(answer, self.prompt.view, self.settings.max_quote_chars)
-        if len(text) >= len(self.job.output):
-            raise ProviderError(
-                FallbackReason.OVERSIZED, "the summary is not shorter than the output: say less"
-            )
-        if answer.needs_full_output:
-            log.info("summary_needs_full_output")
-        return text
-
-    def tokens(self, field: str) -> int | None:
-        """A usage count summed over every answer (None when no answer reported it)."""
-        counts = [getattr(c, field) for c in self.completions if getattr(c, field) is not None]
-        return sum(counts) if counts else None
+def windows_outcome(
+    found: Layout,
+    job: PendingSummary,
+    tool_type: ToolType,
+    routes: Sequence[Route],
+    settings: Settings,
+    deadline: float,
+    first_model: str | None,
+) -> Outcome:
+    """The model's summary of an output read in windows (``worker.summarize.windowed``)."""
+    text, last, checks, read, unread = summarize_windows(
+        found, job, tool_type, routes, settings, deadline, first_model
+    )
+    return model_outcome(
+        text, last, checks, settings, windows=tuple(read), unread_lines=tuple(unread)
+    )
 
 
 def ask_model(
@@ -175,41 +212,48 @@ def ask_model(
     """The model's summary of ``job``; an answer refused is sent back once with the reason.
 
     ``source``: what the prose is grounded in, when the model read more than the job."""
-    check = AnswerCheck(prompt, job, settings, source)
-    request = prompt.request
-    for attempt in (1, 2):
-        try:
-            answer = ask(
-                routes,
-                request,
-                deadline=deadline,
-                settings=settings,
-                check=check,
-                first_model=first_model,
-            )
-            break
-        except ProviderError as error:
-            refused, check.refused = check.refused, None
-            if attempt == 2 or refused is None or refused[1] is not error:
-                raise
-            log.info("summary_answer_refused", reason=error.reason.value, detail=error.detail)
-            request = replace(request, correction=Correction(refused[0], correction(error)))
+    check = AnswerCheck(
+        prompt,
+        prose_cap=settings.max_summary_chars,
+        quote_budget=settings.max_quote_chars,
+        ground=lambda prose: check_answer(prose, job, settings, source),
+        size_cap=len(job.output),
+    )
+    answer = ask_checked(prompt, check, routes, settings, deadline, first_model)
+    if check.answer is not None and check.answer.needs_full_output:
+        log.info("summary_needs_full_output")
+    return model_outcome(check.text, answer, [check], settings)
+
+
+def model_outcome(
+    text: str,
+    answer: RoutedCompletion,
+    checks: Sequence[AnswerCheck],
+    settings: Settings,
+    **more: Any,
+) -> Outcome:
+    """A model's summary, with the tokens and the cost of every request behind it."""
+    tokens_in = _summed(check.tokens("input_tokens") for check in checks)
+    tokens_out = _summed(check.tokens("output_tokens") for check in checks)
+    provider = answer.route.provider.name
+    model = answer.completion.model
+    usd = pricing.cost(settings, model, tokens_in or 0, tokens_out or 0, provider=provider)
     return Outcome(
-        text=check.text,
+        text=text,
         method=Method.LLM,
-        provider=answer.route.provider.name,
-        model=answer.completion.model,
-        input_tokens=check.tokens("input_tokens"),
-        output_tokens=check.tokens("output_tokens"),
+        provider=provider,
+        model=model,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=usd,
+        requests=sum(len(check.completions) for check in checks),
+        **more,
     )
 
 
-def correction(error: ProviderError) -> str:
-    """What the model is told of its refused answer."""
-    return (
-        f"That answer was refused: {error.detail}. Answer again with the whole JSON object, "
-        "corrected."
-    )
+def _summed(counts: Iterable[int | None]) -> int | None:
+    found = [count for count in counts if count is not None]
+    return sum(found) if found else None
 
 
 def check_answer(

@@ -68,6 +68,11 @@ class Provider(Protocol):
         """Send one request; give up after ``timeout`` seconds in total."""
         ...
 
+    def fitting_chars(self, request: ModelRequest) -> int | None:
+        """How many characters of user message fit the model's context window beside
+        ``request``'s system prompt and answer; None when the window is not known."""
+        ...
+
     def close(self) -> None:
         """Release connections."""
         ...

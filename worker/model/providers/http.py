@@ -76,7 +76,7 @@ def post_json(
         # Raised outside the except blocks so no httpx exception rides along as __context__.
         raise ProviderError(failure[0], short(_redact(failure[1], secret)))
     if not ok:
-        raise status_error(response.status_code, response.headers, raw, secret)
+        raise status_error(response.status_code, response.headers, raw, secret, request.url)
     try:
         data = json.loads(raw)
     except ValueError:
@@ -89,9 +89,14 @@ def post_json(
 
 
 def status_error(
-    status: int, headers: httpx.Headers, body: bytes, secret: SecretStr | None = None
+    status: int,
+    headers: httpx.Headers,
+    body: bytes,
+    secret: SecretStr | None = None,
+    url: httpx.URL | None = None,
 ) -> ProviderError:
-    """The ``ProviderError`` for a non-2xx answer, naming the API's own error type and message."""
+    """The ``ProviderError`` for a non-2xx answer, naming the API's own error type and message
+    and the URL that answered (without credentials or query: a wrong base URL shows)."""
     if status == 429:
         reason = FallbackReason.RATE_LIMITED
     elif status == 408:
@@ -100,7 +105,9 @@ def status_error(
         reason = FallbackReason.SERVER_ERROR
     else:
         reason = FallbackReason.CLIENT_ERROR
-    detail = short(_redact(f"HTTP {status} {_api_error(body)}".rstrip(), secret))
+    where = f" ({_shown(url)})" if url is not None else ""
+    said = short(_redact(f"HTTP {status} {_api_error(body)}".rstrip(), secret))
+    detail = short(said[: MAX_DETAIL_CHARS - len(where) - 1].rstrip("…") + where)
     if reason is FallbackReason.CLIENT_ERROR:
         return ProviderError(reason, detail)
     return ProviderError(reason, detail, retry_after=retry_after_seconds(headers))
@@ -165,6 +172,11 @@ def _api_error(body: bytes) -> str:
     kind, message = error.get("type"), error.get("message")
     parts = [str(kind) if kind else "", str(message) if message else ""]
     return ": ".join(part for part in parts if part)
+
+
+def _shown(url: httpx.URL) -> str:
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}{url.path}"
 
 
 def _describe(exc: Exception) -> str:

@@ -61,9 +61,12 @@ class ProviderKind:
         return settings.model_prices.price(model)
 
     @classmethod
-    def checks(cls, settings: Settings, *, named_by: str | None, used: bool) -> list[Finding]:
+    def checks(
+        cls, settings: Settings, *, named_by: str | None, used: bool, asking: bool = False
+    ) -> list[Finding]:
         """What could stop it from working: ``named_by`` is the variable that chose it (None:
-        chosen because it was enabled), ``used`` whether jobs will call it."""
+        chosen because it was enabled), ``used`` whether jobs will call it, ``asking`` whether
+        a server on this machine may be sent a request that bills nothing (``doctor``)."""
         return []
 
     @classmethod

@@ -16,7 +16,13 @@ from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
 from tersify.settings import Settings
 from tersify.worker.model.providers.base import Completion, ModelRequest
-from tersify.worker.model.providers.checks import PROBE_SECONDS, Finding, Level, unreachable
+from tersify.worker.model.providers.checks import (
+    PROBE_SECONDS,
+    Finding,
+    Level,
+    is_loopback,
+    unreachable,
+)
 from tersify.worker.model.providers.http import post_json, short
 from tersify.worker.model.providers.kind import ProviderKind, ProviderSettings
 from tersify.worker.model.providers.pool import ClientPool
@@ -89,11 +95,15 @@ class HttpProvider(ProviderKind):
         return cls.config(settings).model
 
     @classmethod
-    def checks(cls, settings: Settings, *, named_by: str | None, used: bool) -> list[Finding]:
-        """Its key is set when a variable names it; its host answers when jobs will call it."""
+    def checks(
+        cls, settings: Settings, *, named_by: str | None, used: bool, asking: bool = False
+    ) -> list[Finding]:
+        """Its key is set when a variable names it (a server on this machine needs none); its
+        host answers when jobs will call it."""
         config = cls.config(settings)
         key = f"TERSIFY_{cls.name.upper()}_API_KEY"
-        if config.api_key is None and named_by is not None:
+        local = is_loopback(config.base_url)
+        if config.api_key is None and named_by is not None and not local:
             if settings.allow_missing_key:
                 then = "starting anyway (TERSIFY_ALLOW_MISSING_KEY): every job will fall back"
                 return [
@@ -111,7 +121,7 @@ class HttpProvider(ProviderKind):
                     "TERSIFY_ALLOW_MISSING_KEY=true to start with fallbacks only",
                 )
             ]
-        if not used or config.api_key is None:
+        if not used or (config.api_key is None and not local):
             return []
         return [cls.reachability(settings, config)]
 
@@ -151,6 +161,10 @@ class HttpProvider(ProviderKind):
     def close(self) -> None:
         """Close every pooled connection."""
         self._pool.close()
+
+    def fitting_chars(self, request: ModelRequest) -> int | None:
+        """Unknown by default: the request is sized by the settings alone."""
+        return None
 
     def _api_headers(self) -> dict[str, str]:
         return {}
