@@ -80,7 +80,10 @@ def instrument(clock: Clock, rt: Runtime) -> None:
         header.with_output = t("job: header joined with its output", header.with_output)
     summary.log_output = t("session log: the output", summary.log_output)
     Redactor.job = t("redaction: the model's input", Redactor.job)
-    summarizer.build_request = t("prompt: the numbered view, fenced", summarizer.build_request)
+    # The prompt is built where the summarizer's path calls it: sized to the context (``fit``)
+    # since windows, in the summarizer itself before.
+    builder = sys.modules.get("tersify.worker.summarize.fit", summarizer)
+    builder.build_request = t("prompt: the numbered view, fenced", builder.build_request)
     summarizer.ask_model = t("model route: circuit, rate limit, retries", summarizer.ask_model)
     provider = rt.routes[0].provider
     provider._build = t("model call: the request body (JSON)", provider._build)

@@ -8,12 +8,14 @@ lease renewals and chores, and the commands Lua scripts run inside Redis (Redis 
 too). A ``MONITOR`` connection beside it tells the commands a client sent apart from those a
 script ran (``sent_per_job``), and ``INFO cpu`` gives the server's own CPU time per job (what
 bounds how many jobs one primary serves; the MONITOR stream adds to it alike for every
-revision). Run: ``.venv/bin/python bench/redis_cost.py --help``.
+revision). ``--by-key`` lists, from the watched run, each command per key family (ids folded),
+sent or run by a script. Run: ``.venv/bin/python bench/redis_cost.py --help``.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import threading
 import time
@@ -32,6 +34,16 @@ from tersify.worker.processes.redis_server import LocalRedis
 
 # The bench's own bookkeeping, never charged to the jobs.
 OWN = {"config|resetstat", "info", "monitor", "client|setname", "echo"}
+# Ids folded out of key names, so keys of one family count together.
+_SESSION = re.compile(r"cost-\d+")
+_ID = re.compile(r"[0-9a-f]{16,}")
+
+
+def family(words: list[str]) -> str:
+    """The key family a command names first: its key with session ids and hex ids folded."""
+    if len(words) < 2:
+        return ""
+    return _ID.sub("{id}", _SESSION.sub("{s}", words[1].strip('"')))
 
 
 class Monitor:
@@ -41,6 +53,7 @@ class Monitor:
         self._client = redis.Redis.from_url(url)
         self.sent: Counter[str] = Counter()
         self.scripted: Counter[str] = Counter()
+        self.by_key: Counter[tuple[bool, str, str]] = Counter()
         self._on = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
 
@@ -51,9 +64,11 @@ class Monitor:
                 text = str(line.get("command", ""))
                 if "stop-monitor" in text:
                     return
-                command = text.split(" ", 1)[0].strip('"').lower()
-                where = self.scripted if line.get("client_type") == "lua" else self.sent
-                where[command] += 1
+                words = text.split(" ", 2)
+                command = words[0].strip('"').lower()
+                scripted = line.get("client_type") == "lua"
+                (self.scripted if scripted else self.sent)[command] += 1
+                self.by_key[(scripted, command, family(words))] += 1
 
     def __enter__(self) -> Monitor:
         self._thread.start()
@@ -92,6 +107,7 @@ class Pass:
     counts: Counter[str]
     sent: Counter[str] = field(default_factory=Counter)
     scripted: Counter[str] = field(default_factory=Counter)
+    by_key: Counter[tuple[bool, str, str]] = field(default_factory=Counter)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
 
@@ -135,6 +151,7 @@ def run(args: argparse.Namespace, watch: bool) -> Pass:
             if monitor is not None:
                 done.sent = Counter({k: v for k, v in monitor.sent.items() if k not in OWN})
                 done.scripted = monitor.scripted
+                done.by_key = monitor.by_key
             return done
         finally:
             admin.close()
@@ -157,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--command", help="the command every job ran (its re-runs are looked up and recorded)"
     )
+    p.add_argument("--by-key", action="store_true", help="each command per key family too")
     args = p.parse_args(argv)
     plain, watched = run(args, watch=False), run(args, watch=True)
     per = args.jobs
@@ -165,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  {name:<22} {calls / per:6.2f}/job  sent {watched.sent[name] / per:6.2f}  "
             f"in scripts {watched.scripted[name] / per:6.2f}"
         )
+    if args.by_key:
+        for (scripted, name, key), calls in watched.by_key.most_common():
+            if name not in OWN and calls / per >= 0.005:
+                where = "script" if scripted else "sent  "
+                print(f"  {where} {name:<16} {key:<44} {calls / per:6.2f}/job")
     print(f"{args.jobs} jobs over {args.sessions} sessions in {plain.seconds:.2f} s")
     print(
         f"redis_cost: commands_per_job={plain.counts.total() / per:.1f} "

@@ -2,15 +2,17 @@
 
 A quiet client sends small requests one after another and times each answer, while:
 
-- ``gateway-20mb``: a loud client sends ``--loud`` Anthropic Messages requests through
-  ``tersify gateway``, each with one new 20 MB tool result (cut, classified, hashed,
-  compressed and summarized by a real worker); the quiet client's requests carry no tool result;
-- ``api-20mb``: a loud client POSTs ``--loud`` 20 MB outputs to ``tersify api`` (cut, hashed,
-  compressed and passed through: ``summarize: false``, no job for the worker the gateways
-  share); the quiet client reads a session's gate (``GET /v1/sessions/ID/gate``);
-- ``gateway-half-open`` and ``api-half-open``: 1,100 connections are opened and left half-sent
-  (a third silent, a third in their headers, a third in their body); the quiet client's
-  ``--probes`` requests each get 15 s, and those answered are counted.
+- ``gateway-flood``: a loud client sends ``--loud`` Anthropic Messages requests through
+  ``tersify gateway``, each with one new tool result of ``--mb`` (20) MB (cut, classified,
+  hashed, compressed and summarized by a real worker); the quiet client's requests carry no
+  tool result;
+- ``api-flood``: a loud client POSTs ``--loud`` outputs of ``--mb`` MB to ``tersify api`` (cut,
+  hashed, compressed and passed through: ``summarize: false``, no job for the worker the
+  gateways share); the quiet client reads a session's gate (``GET /v1/sessions/ID/gate``);
+- ``gateway-half-open`` and ``api-half-open``: ``--half-open`` (1,100) connections are opened
+  and left half-sent (a third silent, a third in their headers, a third in their body); the
+  quiet client's ``--probes`` requests each get 15 s, and those answered are counted;
+- ``gateway-alone`` and ``api-alone``: the quiet client with nobody else, for comparison.
 
 Servers run under a soft descriptor limit of 1,024 (``ulimit -Sn``, the usual default). With
 ``--against REF`` a second gateway and API run a git revision's code (``bench/shrink.py``'s
@@ -43,8 +45,6 @@ from tersify.worker.processes.redis_server import LocalRedis, free_port
 
 TOKEN = "bench-stall-token-0123456789abcdef"  # noqa: S105 - a loopback bench's token
 HEADERS = {"x-api-key": "bench-key", "anthropic-version": "2023-06-01"}
-BIG_CHARS = 20 * 1024 * 1024
-HALF_OPEN = 1100
 PROBE_SECONDS = 15.0
 SMALL = json.dumps(
     {"model": "m", "max_tokens": 16, "messages": [{"role": "user", "content": "ping"}]}
@@ -122,10 +122,11 @@ def alone(servers: Servers, api: bool, seconds: float) -> list[float]:
         return quiet_until(done, call)
 
 
-def flooded(servers: Servers, api: bool, loud: int) -> list[float]:
-    """The quiet client's latencies while the loud one sends ``loud`` 20 MB requests."""
+def flooded(servers: Servers, api: bool, loud: int, mb: float) -> list[float]:
+    """The quiet client's latencies while the loud one sends ``loud`` requests of ``mb`` MB."""
     done = threading.Event()
-    bodies = [_big_body(api, next(_FRESH)) for _ in range(loud)]  # never seen: summarized
+    chars = int(mb * 1024 * 1024)
+    bodies = [_big_body(api, next(_FRESH), chars) for _ in range(loud)]  # never seen
     port = servers.api_port if api else servers.gateway_port
 
     path, headers = ("/v1/summaries", _auth()) if api else ("/v1/messages", HEADERS)
@@ -150,11 +151,11 @@ def flooded(servers: Servers, api: bool, loud: int) -> list[float]:
     return samples
 
 
-def half_open(servers: Servers, api: bool, probes: int) -> tuple[int, list[float]]:
-    """How many of ``probes`` quiet requests were answered under ``HALF_OPEN`` half-sent
+def half_open(servers: Servers, api: bool, probes: int, count: int) -> tuple[int, list[float]]:
+    """How many of ``probes`` quiet requests were answered under ``count`` half-sent
     connections, and their milliseconds (an unanswered one counts ``PROBE_SECONDS``)."""
     port = servers.api_port if api else servers.gateway_port
-    socks = [s for n in range(HALF_OPEN) if (s := _half_open(port, OPENERS[n % 3])) is not None]
+    socks = [s for n in range(count) if (s := _half_open(port, OPENERS[n % 3])) is not None]
     answered, samples = 0, []
     try:
         for _ in range(probes):
@@ -197,8 +198,8 @@ def _auth() -> dict[str, str]:
     return {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
 
-def _big_body(api: bool, index: int) -> bytes:
-    output = tool_output(index, BIG_CHARS)
+def _big_body(api: bool, index: int, chars: int) -> bytes:
+    output = tool_output(index, chars)
     if api:
         # passed through after the cut: the API's own work, no job for the shared worker
         submit = {"session_id": f"loud-{index}", "tool_name": "rg", "output": output}
@@ -234,10 +235,10 @@ def run(args: argparse.Namespace, trees: list[Servers]) -> tuple[Samples, Answer
                 latency.setdefault((f"{kind}-alone", servers.name), []).extend(
                     alone(servers, api, args.alone_seconds)
                 )
-                latency.setdefault((f"{kind}-20mb", servers.name), []).extend(
-                    flooded(servers, api, args.loud)
+                latency.setdefault((f"{kind}-flood", servers.name), []).extend(
+                    flooded(servers, api, args.loud, args.mb)
                 )
-                got, samples = half_open(servers, api, args.probes)
+                got, samples = half_open(servers, api, args.probes, args.half_open)
                 latency.setdefault((f"{kind}-half-open", servers.name), []).extend(samples)
                 answered.setdefault((f"{kind}-half-open", servers.name), []).append(got)
         if time.monotonic() > deadline:
@@ -246,8 +247,9 @@ def run(args: argparse.Namespace, trees: list[Servers]) -> tuple[Samples, Answer
     return latency, answered
 
 
-def report(latency: Samples, answered: Answered, probes: int) -> None:
-    """The table: the quiet client's latencies by scenario and tree."""
+def report(latency: Samples, answered: Answered, probes: int) -> str:
+    """Print the table of the quiet client's latencies by scenario and tree; return the
+    summary line (this tree's)."""
     columns = f"{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}"
     print(f"{'scenario':<20}{'tree':<10}{columns}  answered")
     for (scenario, tree), samples in sorted(latency.items()):
@@ -257,6 +259,14 @@ def report(latency: Samples, answered: Answered, probes: int) -> None:
             f"{scenario:<20}{tree:<10}{len(samples):>6}{percentile(samples, 0.5):>10.1f}"
             f"{percentile(samples, 0.99):>10.1f}{max(samples):>10.1f}  {shown}"
         )
+    fields = []
+    for (scenario, tree), samples in sorted(latency.items()):
+        if tree == "this":
+            fields.append(f"{scenario.replace('-', '_')}_p99_ms={percentile(samples, 0.99):.1f}")
+    for (scenario, tree), got in sorted(answered.items()):
+        if tree == "this":
+            fields.append(f"{scenario.replace('-', '_')}_answered={sum(got)}/{probes * len(got)}")
+    return "stall: " + " ".join(fields)
 
 
 def main() -> None:
@@ -266,6 +276,8 @@ def main() -> None:
     parser.add_argument("--loud", type=int, default=3, help="20 MB requests per round")
     parser.add_argument("--probes", type=int, default=20, help="quiet requests under half-open")
     parser.add_argument("--alone-seconds", type=float, default=3.0, help="quiet client alone")
+    parser.add_argument("--mb", type=float, default=20.0, help="size of each loud request")
+    parser.add_argument("--half-open", type=int, default=1100, help="half-open connections")
     parser.add_argument("--against", metavar="REF", help="also measure git revision REF")
     parser.add_argument("--max-seconds", type=float, default=1800.0, help="stop after a round")
     args = parser.parse_args()
@@ -293,8 +305,9 @@ def main() -> None:
                     worker.stop()
         finally:
             redis.cleanup()
-    print(f"quiet client's latency; loud: {args.loud} x 20 MB per round; {HALF_OPEN} half-open")
-    report(latency, answered, args.probes)
+    print(f"quiet client's latency; loud: {args.loud} x {args.mb:g} MB per round; ", end="")
+    print(f"{args.half_open} half-open")
+    print(report(latency, answered, args.probes))
 
 
 if __name__ == "__main__":

@@ -187,6 +187,10 @@ class AsyncProducer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return await self._run(liveness.job_queue(job_id))
 
+    async def job_session(self, job_id: str) -> str | None:
+        """The session a job belongs to; None when it is unknown or expired."""
+        return await self._run(liveness.job_session(job_id))
+
     async def job_started(self, job_id: str) -> bool:
         """Whether a worker has taken the job; False while it waits in its queue."""
         return await self._run(liveness.job_started(job_id))

@@ -9,7 +9,6 @@ its own answer kept aside as a late result. A job that had already finished is l
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Any
 
@@ -19,9 +18,9 @@ from tersify.client.core import Compute, GateScript, Operation, Round
 from tersify.contract import FallbackReason, Method, SummaryHeader, SummaryResult, ToolType, utcnow
 from tersify.errors import JobNotFoundError
 from tersify.gate import CompletionOutcome
-from tersify.gate.protocol import GateCalls
+from tersify.gate.protocol import GateCalls, stored_holds
 from tersify.settings import Settings
-from tersify.store import keys, payloads, webhooks
+from tersify.store import keys, payloads, records, sessions, webhooks
 from tersify.store.commands import command
 from tersify.text import truncate
 
@@ -48,31 +47,27 @@ class Cancellation(BaseModel):
     result: SummaryResult
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def cancel_job(settings: Settings, gate: GateCalls, job_id: str) -> Operation[Cancellation]:
     """Cancel ``job_id``; ``JobNotFoundError`` when no such job is known."""
     reads = (
         command("lindex", keys.result(job_id), 0),
-        command("hgetall", keys.job_meta(job_id)),
-        command("exists", keys.started(job_id)),
+        records.read(job_id),
+        command("exists", keys.job_state(job_id), keys.started(job_id)),
     )
-    stored, meta, started = yield Round(reads, _FAILED)
+    stored, raw, started = yield Round(reads, _FAILED)
     if stored is not None:
         return Cancellation(job_id=job_id, state=JobState.FINISHED, result=_parse(stored))
-    if not meta:
+    record = records.parse(raw)
+    if record is None:
         raise JobNotFoundError(f"no job {job_id!r} (never submitted, or its result expired)")
-    meta = {_text(k): _text(v) for k, v in meta.items()}
     more = (
-        command("get", keys.payload(meta["payload"])),
-        command("hget", keys.gate_jobs(meta["session_id"]), job_id),
+        command("get", keys.payload(record.payload)),
+        command("hget", keys.session(record.session_id), sessions.GATE),
     )
-    blob, held = yield Round(more, _FAILED)
-    job = SummaryHeader.model_validate_json(meta["job"])
-    result = yield Compute(_cancelled, (job, ToolType(meta["tool_type"]), blob, settings))
-    token = int(json.loads(_text(held))["token"]) if held is not None else None
+    blob, gate_json = yield Round(more, _FAILED)
+    job = record.job
+    result = yield Compute(_cancelled, (job, ToolType(record.tool_type), blob, settings))
+    token = next((h.token for h in stored_holds(gate_json) if h.job_id == job_id), None)
     sid = job.session_id if token is not None else None
     ttl = settings.result_ttl_seconds
     complete = gate.complete(job_id, result.model_dump_json(), ttl, sid, token)

@@ -1,11 +1,12 @@
 """Forgetting a session: every Redis key and list entry that holds its data, deleted on request.
 
-What a session owns is read from its index (``tersify.store.sessions``), written beside the data
-itself: its job ids (the keys derived from them — record, result, late result, markers,
-compaction — follow), the other keys it owns (output links, spills, webhook deliveries,
-passthrough outputs waiting for the session log, the gateway's replacements; its counts and
-its entry in the gateway's index of sessions go too) and its payload digests (a payload another
-session's job still uses is kept). No keyspace scan: the cost is the session's own size plus
+What a session owns is read from its index (``tersify.store.sessions``: the session's hash, and
+the sets of sessions indexed before it), written beside the data itself: its job ids (the keys
+derived from them — record, progress, result, late result, markers, compaction — follow), the
+other keys it owns (output links, spills, webhook deliveries, passthrough outputs waiting for
+the session log, the gateway's replacements; its counts and its entry in the gateway's index
+of sessions go too) and its payload digests (a payload another session still uses is kept,
+``tersify.store.payloads``). No keyspace scan: the cost is the session's own size plus
 one read of each capped list (dead letters, recent fallbacks), whose entries are matched by
 their ``session_id`` and ``job_id`` fields exactly, never by a substring. Forgetting first
 leaves a tombstone (``keys.forgotten``, kept ``TERSIFY_RESULT_TTL_SECONDS``): a webhook or a
@@ -17,25 +18,17 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Final
+from typing import Any
 
 from pydantic import BaseModel
 
 from tersify.client.core import Operation, Round
 from tersify.settings import Settings
-from tersify.store import keys
+from tersify.store import keys, payloads, sessions
 from tersify.store.commands import command
 
 _FAILED = "could not forget"
 _MAX_DEPTH = 6
-
-# KEYS payload, its sessions · ARGV session: the session stops using the payload; the payload
-# goes once no session uses it. Returns how many keys were deleted.
-RELEASE_SCRIPT: Final = """
-redis.call('SREM', KEYS[2], ARGV[1])
-if redis.call('SCARD', KEYS[2]) > 0 then return 0 end
-return redis.call('DEL', KEYS[1], KEYS[2])
-"""
 
 
 class Forgotten(BaseModel):
@@ -82,8 +75,8 @@ def _entries(key: str, session_id: str, jobs: set[str]) -> Operation[int]:
     return sum(int(count) for count in removed)
 
 
-def _gate_members(session_id: str) -> Operation[dict[str, list[bytes]]]:
-    """The session's members of the gate's global sets (``"{session}\\n{job}"``)."""
+def _legacy_gate_members(session_id: str) -> Operation[dict[str, list[bytes]]]:
+    """The session's members of the gate's global sets before its hash (``"{session}\\n{job}"``)."""
     mark = f"{session_id}\n".encode()
     sets = (keys.gate_expiries(), keys.gate_finishing())
     # in-flight holds only: small
@@ -94,40 +87,47 @@ def _gate_members(session_id: str) -> Operation[dict[str, list[bytes]]]:
     }
 
 
-def _owned(session_id: str, ttl: int) -> Operation[tuple[set[str], set[str], set[str]]]:
-    """Leave the tombstone, then read the index: ``(job ids, owned keys, payload digests)``."""
-    index = (keys.session_jobs, keys.session_keys, keys.session_payloads)
+def _owned(session_id: str, ttl: int) -> Operation[sessions.Owned]:
+    """Leave the tombstone, then read the index (the session's hash and the sets before it)."""
     stamp = command("set", keys.forgotten(session_id), int(time.time() * 1000), ex=ttl)
-    read = tuple(command("smembers", key(session_id)) for key in index)
-    _, *found = yield Round((stamp, *read), _FAILED)
-    jobs, owned, digests = ({_text(member) for member in members} for members in found)
-    return jobs, owned, digests
+    hashed = command("hkeys", keys.session(session_id))
+    legacy = tuple(command("smembers", key(session_id)) for key in sessions.LEGACY_INDEX)
+    _, names, *sets = yield Round((stamp, hashed, *legacy), _FAILED)
+    owned = sessions.Owned()
+    for name in names:
+        owned.add(_text(name))
+    for into, members in zip((owned.jobs, owned.keys, owned.digests), sets, strict=True):
+        into.update(_text(member) for member in members)
+    return owned
 
 
-def _doomed(session_id: str, jobs: set[str], owned: set[str]) -> set[str]:
+def _doomed(session_id: str, owned: sessions.Owned) -> set[str]:
     """Every key to delete: the owned ones, those derived from the job ids, the session's own."""
-    doomed = set(owned)
-    for job_id in jobs:
+    doomed = set(owned.keys)
+    for job_id in owned.jobs:
         doomed |= {keys.job_meta(job_id), keys.result(job_id), keys.late_result(job_id)}
-        doomed |= {keys.logged(job_id), keys.compaction_result(job_id)}
+        doomed |= {keys.job_state(job_id), keys.logged(job_id), keys.compaction_result(job_id)}
         doomed |= {keys.compaction_job(job_id), keys.started(job_id)}
-    session = (keys.gate_holds, keys.gate_jobs, keys.gate_held, keys.gate_held_bytes)
-    index = (keys.compaction_summary, keys.session_jobs, keys.session_keys, keys.session_payloads)
+    session = (keys.session, keys.gate_held, keys.gate_held_bytes)
+    legacy = (keys.gate_holds, keys.gate_jobs, *sessions.LEGACY_INDEX)
     runs = (keys.session_runs,)  # the latest runs that re-runs are told against
     gateway = (keys.gateway_session,)  # the gateway's counts for the session
-    return doomed | {key(session_id) for key in (*session, *index, *runs, *gateway)}
+    summary = (keys.compaction_summary,)
+    return doomed | {key(session_id) for key in (*session, *legacy, *runs, *gateway, *summary)}
 
 
 def forget_session(settings: Settings, session_id: str) -> Operation[Forgotten]:
     """Delete everything Redis holds for ``session_id``; the count of what went."""
-    jobs, owned, digests = yield from _owned(session_id, settings.result_ttl_seconds)
-    members = yield from _gate_members(session_id)
-    deletes = tuple(command("delete", key) for key in sorted(_doomed(session_id, jobs, owned)))
+    owned = yield from _owned(session_id, settings.result_ttl_seconds)
+    jobs = owned.jobs
+    members = yield from _legacy_gate_members(session_id)
+    deletes = tuple(command("delete", key) for key in sorted(_doomed(session_id, owned)))
     releases = tuple(
-        command("eval", RELEASE_SCRIPT, 2, keys.payload(d), keys.payload_sessions(d), session_id)
-        for d in sorted(digests)
+        command("eval", payloads.RELEASE, 2, keys.payload(d), keys.payload_sessions(d), session_id)
+        for d in sorted(owned.digests)
     )
     removals = [command("zrem", key, *held) for key, held in members.items() if held]
+    removals.append(command("zrem", keys.gate_due(), session_id))  # the gate's index
     removals.append(command("zrem", keys.GATEWAY_SESSIONS, session_id))  # the gateway's index
     if jobs:
         removals.append(command("zrem", keys.RECENT_COMPLETIONS, *jobs))

@@ -6,8 +6,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from redis.typing import EncodableT, FieldT
-
 from tersify.classify import classify
 from tersify.client.options import check_options
 from tersify.client.outputs import new_output_ref
@@ -82,21 +80,6 @@ def build_job(settings: Settings, **fields: Any) -> PendingSummary:
 def gate_cap(settings: Settings) -> float:
     """How long an interactive job may hold its session's gate at most."""
     return min(settings.gate_max_seconds, settings.job_deadline_seconds + GATE_CAP_MARGIN_SECONDS)
-
-
-def job_meta(job: PendingSummary, digest: str, tool_type: ToolType) -> dict[FieldT, EncodableT]:
-    """The small hash stored beside a job: for ``get``, status pages and the lease sweeper."""
-    return {
-        "session_id": job.session_id,
-        "tool_name": job.tool_name,
-        "queue": job.queue.value,
-        "payload": digest,
-        "tool_type": tool_type.value,
-        "job": job.model_dump_json(exclude={"output"}),
-        "chars": str(len(job.output)),
-        "queued_at": job.created_at.isoformat(),
-        "deadline": job.deadline.isoformat(),
-    }
 
 
 def passthrough(job: PendingSummary, tool_type: ToolType) -> SummaryResult:

@@ -12,7 +12,7 @@ from typing import Final
 
 from tersify.client.core import Operation, Round
 from tersify.contract import Queue
-from tersify.store import keys
+from tersify.store import keys, records
 from tersify.store.commands import command
 
 HEARTBEAT_TTL_SECONDS: Final = 30
@@ -46,14 +46,22 @@ def no_worker_warning(queue: Queue | str) -> str:
     )
 
 
+def _record(job_id: str) -> Operation[dict[str, object] | None]:
+    (raw,) = yield Round((records.read(job_id),), "could not read the job")
+    return records.fields(raw)
+
+
 def job_queue(job_id: str) -> Operation[Queue | None]:
     """The queue a submitted job was sent to, or None when the job is unknown or expired."""
-    read = (command("hget", keys.job_meta(job_id), "queue"),)
-    (raw,) = yield Round(read, "could not read the job")
-    if raw is None:
-        return None
-    name = raw.decode() if isinstance(raw, bytes) else str(raw)
+    found = yield from _record(job_id)
+    name = "" if found is None else str(found.get("queue"))
     return Queue(name) if name in Queue.__members__.values() else None
+
+
+def job_session(job_id: str) -> Operation[str | None]:
+    """The session a submitted job belongs to, or None when the job is unknown or expired."""
+    found = yield from _record(job_id)
+    return None if found is None or found.get("session_id") is None else str(found["session_id"])
 
 
 def live_workers(queue: Queue | str) -> Operation[int]:
@@ -71,5 +79,5 @@ def worker_alive(hostname: str) -> Operation[bool]:
 
 def job_started(job_id: str) -> Operation[bool]:
     """Whether a worker has taken the job (it runs, or ran); False while it waits in its queue."""
-    read = (command("exists", keys.started(job_id)),)
+    read = (command("exists", keys.job_state(job_id), keys.started(job_id)),)
     return bool((yield Round(read, "could not read the job"))[0])

@@ -1,16 +1,18 @@
 """The full output behind a summary, read back by its ``output_ref``: ranges or matching lines.
 
 A summarized job's output is already stored by claim check (``tersify.store.payloads``). At enqueue
-the producer also writes ``keys.output(ref)``, a small hash naming the job's session, the
-payload's digest, the job and its tool type, with the payload's TTL; the ref (128 random bits,
-never derived from the content) travels in the job and comes back on its result. Reading it back
-is two Redis reads; a ref that is unknown, expired, or belongs to another session reads as not
-found. A read that succeeds is then counted against the job (``client.rereads``): every face
-and tool reads through this one operation, so every read is counted once.
+the producer also writes ``keys.output(ref)``, a small JSON string naming the job's session, the
+payload's digest, the job and its tool type, with the payload's TTL (links written before were
+hashes, and are read alike); the ref (128 random bits, never derived from the content) travels
+in the job and comes back on its result. Reading it back is two Redis round trips; a ref that
+is unknown, expired, or belongs to another session reads as not found. A read that succeeds
+is then counted against the job (``client.rereads``): every face and tool reads through this
+one operation, so every read is counted once.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -70,6 +72,19 @@ class OutputRange(BaseModel):
         return "\n".join(line.text for line in self.lines)
 
 
+_LINK: Final = ("session_id", "payload", "job_id", "tool_type")
+
+# KEYS link → its session, payload, job and tool type (a link of either form), or nil
+_READ_LINK: Final = """
+local ok, value = pcall(redis.call, 'GET', KEYS[1])
+if not ok then return redis.call('HMGET', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]) end
+if not value then return {false, false, false, false} end
+local link = cjson.decode(value)
+return {link.session_id or false, link.payload or false, link.job_id or false,
+  link.tool_type or false}
+"""
+
+
 def stage_output(
     ref: str,
     session_id: str,
@@ -78,14 +93,19 @@ def stage_output(
     *,
     job_id: str | None,
     tool_type: str | None,
-) -> tuple[Command, Command]:
-    """The commands that point ``ref`` at a stored payload and the job summarizing it (None: a
+) -> Command:
+    """The command that points ``ref`` at a stored payload and the job summarizing it (None: a
     link that names no job, whose reads are not counted)."""
-    key = keys.output(ref)
     link = {"session_id": session_id, "payload": digest}
     if job_id is not None and tool_type is not None:
         link |= {"job_id": job_id, "tool_type": tool_type}
-    return (command("hset", key, mapping=link), command("expire", key, ttl))
+    return command("set", keys.output(ref), json.dumps(link), ex=ttl)
+
+
+def read_link(ref: str) -> Command:
+    """The command that reads ``ref``'s link: its session, payload, job and tool type (each
+    None when absent)."""
+    return command("eval", _READ_LINK, 1, keys.output(ref), *_LINK)
 
 
 def check_request(offset: int, limit: int, grep: str | None) -> None:
@@ -198,8 +218,7 @@ def read_output(
     """
     check_request(offset, limit, grep)
     failure = "could not read the output"
-    link = ["session_id", "payload", "job_id", "tool_type"]
-    stored = (yield Round((command("hmget", keys.output(ref), link),), failure))[0]
+    stored = (yield Round((read_link(ref),), failure))[0]
     digest = _owned_digest(ref, stored[:2], allows)
     job_id = _as_str(stored[2]) if stored[2] is not None else None
     reads = [command("get", keys.payload(digest))]

@@ -18,7 +18,6 @@ from tersify.client.jobs import (
     build_job,
     excerpt,
     gate_cap,
-    job_meta,
     passthrough,
     stage_passthrough_log,
 )
@@ -38,9 +37,9 @@ from tersify.errors import (
     RedisUnavailableError,
     invalid_fields,
 )
-from tersify.gate.protocol import GateCalls, Hold
+from tersify.gate.protocol import GateCalls, Hold, Stored
 from tersify.settings import Settings
-from tersify.store import keys, payloads, sessions
+from tersify.store import keys, payloads, records, sessions
 from tersify.store.commands import Command, command
 from tersify.store.publisher import push
 from tersify.store.wire import COMPACT_TASK, SUMMARIZE_TASK, CompactionMessage, SummaryMessage
@@ -125,32 +124,47 @@ def enqueue(
     tool_type: ToolType,
     stored: str | None = None,
 ) -> Operation[None]:
-    """Store the payload, the job and its index, close the gate (interactive) in one atomic
-    script, then publish; undo the job and its hold if publishing fails.
+    """Store the payload, the job's record, its index and its output link, and close the gate
+    (interactive), in one atomic script; then publish; undo the job and its hold if publishing
+    fails.
 
     ``stored``: the whole output, when the job carries an excerpt of it; ``output_ref`` then
     reads it instead of the excerpt.
     """
-    digest, blob = yield Compute(payloads.encode, (job.output,), len(job.output))
-    whole = None if stored is None else (yield Compute(payloads.encode, (stored,), len(stored)))
-    meta_key = keys.job_meta(job.job_id)
-    ttl = settings.payload_ttl_seconds
-    writes = [*payloads.stage(digest, blob, ttl)]
-    kept = settings.result_ttl_seconds  # the index outlives everything it names
-    writes += sessions.index_job(job.session_id, job.job_id, kept)
-    writes += sessions.index_payload(job.session_id, digest, kept)
+    sid = job.session_id
+    digest, blob = yield Compute(payloads.encode, (job.output, sid), len(job.output))
+    blobs = [(digest, blob)]
+    whole = digest
+    if stored is not None:
+        whole, whole_blob = yield Compute(payloads.encode, (stored, sid), len(stored))
+        blobs.append((whole, whole_blob))
+    owned: tuple[str, ...] = ()
+    writes: list[Command] = []
     if job.output_ref is not None:
-        writes += _stage_whole(job, tool_type, digest, whole, ttl, kept)
-    writes += [
-        command("hset", meta_key, mapping=job_meta(job, digest, tool_type)),
-        command("expire", meta_key, settings.result_ttl_seconds),
-    ]
+        link = stage_output(
+            job.output_ref,
+            sid,
+            whole,
+            settings.payload_ttl_seconds,
+            job_id=job.job_id,
+            tool_type=tool_type.value,
+        )
+        writes.append(link)
+        owned = (keys.output(job.output_ref),)
     hold: Hold | None = None
     if job.queue is Queue.INTERACTIVE:
         hold = {"tool_type": tool_type.value, "cap_seconds": gate_cap(settings)}
     # the job id's owner is checked before anything is written: a refusal leaves nothing
-    store = gate.enqueue(meta_key, job.session_id, job.job_id, writes, hold)
-    token: int | None = yield GateScript(store)
+    what: Stored = {
+        "session_id": sid,
+        "record": records.encode(job, digest, tool_type),
+        "record_ttl": settings.result_ttl_seconds,
+        "payloads": blobs,
+        "payload_ttl": settings.payload_ttl_seconds,
+        "fields": sessions.fields((job.job_id,), owned, dict.fromkeys(d for d, _ in blobs)),
+        "writes": writes,
+    }
+    token: int | None = yield GateScript(gate.enqueue(job.job_id, what, hold))
     try:
         message = SummaryMessage.for_job(job, digest, token, tool_type).model_dump(mode="json")
         send = push(SUMMARIZE_TASK, message, job.queue, job.job_id, tracing.carrier())
@@ -160,38 +174,6 @@ def enqueue(
     except BaseException:
         yield from _undo(gate, job, token)
         raise
-
-
-def _stage_whole(
-    job: PendingSummary,
-    tool_type: ToolType,
-    digest: str,
-    stored: tuple[str, bytes] | None,
-    ttl: int,
-    kept: int,
-) -> list[Command]:
-    """The commands that point ``output_ref`` at the whole output: the job's own payload, or
-    the stored whole text of a cut one (``stored``: its digest and encoded bytes); both named
-    in the session's index (``forget``)."""
-    assert job.output_ref is not None
-    whole = digest
-    writes: list[Command] = []
-    if stored is not None:
-        whole, blob = stored
-        writes += [
-            *payloads.stage(whole, blob, ttl),
-            *sessions.index_payload(job.session_id, whole, kept),
-        ]
-    writes += stage_output(
-        job.output_ref,
-        job.session_id,
-        whole,
-        ttl,
-        job_id=job.job_id,
-        tool_type=tool_type.value,
-    )
-    writes += sessions.index_keys(job.session_id, (keys.output(job.output_ref),), kept)
-    return writes
 
 
 def _undo(gate: GateCalls, job: PendingSummary, token: int | None) -> Operation[None]:
@@ -208,11 +190,11 @@ def compact(settings: Settings, fields: CompactionRequest) -> Operation[str]:
     packed: tuple[CompactionJob, str, bytes] = yield Compute(_packed, (settings, fields))
     job, digest, blob = packed
     ttl, kept = settings.payload_ttl_seconds, settings.result_ttl_seconds
+    sid = job.session_id
     writes = (
-        *payloads.stage(digest, blob, ttl),
-        command("set", keys.compaction_job(job.job_id), job.session_id, ex=kept),
-        *sessions.index_job(job.session_id, job.job_id, kept),
-        *sessions.index_payload(job.session_id, digest, kept),
+        payloads.stage(sid, digest, blob, ttl),
+        command("set", keys.compaction_job(job.job_id), sid, ex=kept),
+        *sessions.index(sid, kept, jobs=(job.job_id,), digests=(digest,)),
     )
     message = CompactionMessage(job_id=job.job_id, payload=digest).model_dump(mode="json")
     send = push(COMPACT_TASK, message, Queue.INTERACTIVE, job.job_id)
@@ -234,5 +216,5 @@ def _packed(settings: Settings, fields: CompactionRequest) -> tuple[CompactionJo
             f"the conversation is {size:,} bytes, over the cap of {settings.max_output_bytes:,} "
             "(TERSIFY_MAX_OUTPUT_BYTES): compact fewer messages, or raise the cap"
         )
-    digest, blob = payloads.encode(body)
+    digest, blob = payloads.encode(body, job.session_id)
     return job, digest, blob

@@ -137,6 +137,10 @@ class Producer:
         """The queue a job was sent to; None when it is unknown or expired."""
         return self._run(liveness.job_queue(job_id))
 
+    def job_session(self, job_id: str) -> str | None:
+        """The session a job belongs to; None when it is unknown or expired."""
+        return self._run(liveness.job_session(job_id))
+
     def job_started(self, job_id: str) -> bool:
         """Whether a worker has taken the job; False while it waits in its queue."""
         return self._run(liveness.job_started(job_id))

@@ -55,6 +55,32 @@ class ExpiredHold:
     tool_type: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class StoredHold:
+    """One hold as a session's gate field keeps it (see ``gate.scripts``)."""
+
+    job_id: str
+    token: int
+    expiry_ms: int
+    closed_at_ms: int
+    claimed: bool
+
+    def live(self, now_ms: float) -> bool:
+        """Whether the hold keeps the gate closed at ``now_ms``."""
+        return not self.claimed and self.expiry_ms > now_ms
+
+
+def stored_holds(raw: Any) -> list[StoredHold]:
+    """The holds in a session's gate field (``sessions.GATE``; None: the session holds none)."""
+    if raw is None:
+        return []
+    holds = json.loads(_text(raw)).get("h") or {}
+    return [
+        StoredHold(job, int(r["t"]), int(r["e"]), int(r.get("a", 0)), "k" in r)
+        for job, r in holds.items()
+    ]
+
+
 class GateJob(BaseModel):
     """One live hold, as ``status`` reports it."""
 
@@ -83,6 +109,20 @@ class Hold(TypedDict, total=False):
 
     tool_type: str | None
     cap_seconds: float | None
+
+
+class Stored(TypedDict):
+    """What ``enqueue`` writes for a job besides its hold: its ``record`` (JSON, kept
+    ``record_ttl`` seconds), its ``payloads`` (digest and blob each, kept ``payload_ttl``), the
+    session's index ``fields`` and any other ``writes`` (an output link)."""
+
+    session_id: str
+    record: str
+    record_ttl: int
+    payloads: Sequence[tuple[str, bytes]]
+    payload_ttl: int
+    fields: Sequence[str]
+    writes: Sequence[Command]
 
 
 class Completion(TypedDict, total=False):
@@ -132,50 +172,62 @@ class GateCalls:
         self.margin_ms = self.lease_ms + _MARGIN_MS
         held_ttl_s = max(settings.result_ttl_seconds, (self.cap_ms + self.margin_ms) / 1000)
         self.held_ttl_ms = round(held_ttl_s * 1000)
+        # the session's hash is extended only once it has less than its TTL left: by this much
+        self.slack_ms = max(self.held_ttl_ms // 8, self.margin_ms)
         self.templates: tuple[str, ...] = tuple(
-            part
-            for key_of in (keys.gate_holds, keys.gate_jobs, keys.gate_events)
-            for part in _template(key_of)
+            part for key_of in (keys.session, keys.gate_events) for part in _template(key_of)
         )
+
+    def _hold_args(self, sid: str, job: str, hold: Hold | None) -> tuple[Any, ...]:
+        """ARGV 1-9 of ``close`` and ``enqueue``: who, whether and how long to hold the gate."""
+        _ids(sid, job)
+        if hold is None:
+            return (sid, job, 0, 0, 0, "", 0, self.held_ttl_ms, self.slack_ms)
+        cap = hold.get("cap_seconds")
+        if cap is not None and cap <= 0:
+            raise InvalidJobError(f"cap_seconds must be positive, got {cap}")
+        cap_ms = self.cap_ms if cap is None else max(1, min(self.cap_ms, round(cap * 1000)))
+        tool_type = hold.get("tool_type") or ""
+        args = (self.lease_ms, cap_ms, tool_type, self.margin_ms, self.held_ttl_ms, self.slack_ms)
+        return (sid, job, 1, *args)
 
     def close(
         self, sid: str, job: str, tool_type: str | None = None, cap_seconds: float | None = None
     ) -> Call[int]:
         """Hold ``sid``'s gate for ``job`` (at most ``cap_seconds``); replies its fence token."""
-        cap = cap_seconds
-        _ids(sid, job)
-        if cap is not None and cap <= 0:
-            raise InvalidJobError(f"cap_seconds must be positive, got {cap}")
-        cap_ms = self.cap_ms if cap is None else max(1, min(self.cap_ms, round(cap * 1000)))
-        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_expiries(), keys.gate_token())
-        args = (sid, job, self.lease_ms, cap_ms, tool_type or "", self.margin_ms)
+        args = self._hold_args(sid, job, {"tool_type": tool_type, "cap_seconds": cap_seconds})
+        ks = (keys.session(sid), keys.gate_due())
         return Call("close_for", "close", ks, args, int)
 
-    def enqueue(
-        self,
-        record: str,
-        sid: str,
-        job: str,
-        writes: Sequence[Command],
-        hold: Hold | None = None,
-    ) -> Call[int | None]:
-        """Run ``writes`` and, with a ``hold``, close ``sid``'s gate for ``job``, all in one
-        atomic step, unless the job ``record`` (a hash) names another session; replies the
-        fence token (None without a hold). ``InvalidJobError`` when the id is taken."""
-        _ids(sid, job)
-        ks: tuple[str, ...] = (record,)
-        args: tuple[Any, ...] = (sid, job, 0, 0, "", 0)
-        if hold is not None:
-            close = self.close(sid, job, hold.get("tool_type"), hold.get("cap_seconds"))
-            ks += close.keys
-            args = close.args
+    def enqueue(self, job: str, stored: Stored, hold: Hold | None = None) -> Call[int | None]:
+        """Store a job (its record, payloads, index fields and other writes) and, with a
+        ``hold``, close its session's gate for it, all in one atomic step, unless the job's
+        record names another session; replies the fence token (None without a hold).
+        ``InvalidJobError`` when the id is taken."""
+        sid = stored["session_id"]
+        ks: tuple[str, ...] = (keys.job_meta(job), keys.session(sid), keys.gate_due())
+        blobs: list[bytes] = []
+        for digest, blob in stored["payloads"]:
+            ks += (keys.payload(digest), keys.payload_sessions(digest))
+            blobs.append(blob)
+        record = (stored["record"], stored["record_ttl"], stored["payload_ttl"])
+        fields = stored["fields"]
+        args = (
+            *self._hold_args(sid, job, hold),
+            *record,
+            len(blobs),
+            *blobs,
+            len(fields),
+            *fields,
+            *script_args(stored["writes"]),
+        )
 
         def parse(reply: Any) -> int | None:
             if int(reply) < 0:
                 raise InvalidJobError(f"job id {job!r} belongs to another session's job")
             return int(reply) or None
 
-        return Call("enqueue", "enqueue", ks, (*args, *script_args(writes)), parse)
+        return Call("enqueue", "enqueue", ks, args, parse)
 
     def renew(self, sid: str, job: str, token: int) -> Call[bool]:
         """Extend one hold's lease; False when it is lost."""
@@ -185,11 +237,8 @@ class GateCalls:
     def renew_all(self, holds: Sequence[tuple[str, str, int]]) -> Call[list[bool]]:
         """Extend the leases of ``holds`` (session, job, token each) in one call; each one's
         answer, False for a hold that is lost."""
-        ks: tuple[str, ...] = (keys.gate_expiries(),)
-        args: tuple[Any, ...] = ()
-        for sid, job, token in holds:
-            ks += (keys.gate_holds(sid), keys.gate_jobs(sid))
-            args += (sid, job, token)
+        ks = tuple(keys.session(sid) for sid, _, _ in holds)
+        args = tuple(part for hold in holds for part in hold)
         return Call("renew", "renew", ks, args, lambda reply: [r == 1 for r in reply])
 
     def release(self, sid: str, job: str, token: int) -> Call[bool]:
@@ -202,12 +251,7 @@ class GateCalls:
             )
             return False
 
-        ks = (
-            keys.gate_holds(sid),
-            keys.gate_jobs(sid),
-            keys.gate_expiries(),
-            keys.gate_finishing(),
-        )
+        ks = (keys.session(sid), keys.gate_due())
         return Call("release", "release", ks, (sid, job, token, keys.gate_events(sid)), parse)
 
     def complete(
@@ -220,18 +264,17 @@ class GateCalls:
         writes: Sequence[Command] = (),
     ) -> Call[CompletionOutcome]:
         """Store ``job``'s result and release its hold (batch: no session, no token); the
-        ``writes`` (counts, a webhook delivery) are made with it when it is applied."""
+        ``writes`` (a run's record) are made with it when it is applied."""
         sid = session_id
         if (sid is None) != (token is None):
             raise ValueError("complete needs both session_id and token, or neither (batch)")
         if ttl <= 0:
             raise ValueError(f"ttl must be positive, got {ttl}")
-        ks: tuple[str, ...] = (keys.result(job), keys.late_result(job))
+        ks: tuple[str, ...] = (keys.job_state(job), keys.result(job), keys.late_result(job))
         args: tuple[Any, ...] = (job, result_json, ttl, "", "", "")
         if sid is not None and token is not None:
             _ids(sid, job)
-            ks += (keys.gate_holds(sid), keys.gate_jobs(sid))
-            ks += (keys.gate_expiries(), keys.gate_finishing())
+            ks += (keys.session(sid), keys.gate_due())
             args = (job, result_json, ttl, sid, token, keys.gate_events(sid))
         return Call(
             "complete",
@@ -247,7 +290,6 @@ class GateCalls:
             raise ValueError(
                 f"claim needs limit >= 1 and a positive claim lease: {limit}, {seconds}"
             )
-        ks = (keys.gate_expiries(), keys.gate_finishing(), keys.gate_token())
         args: tuple[str | int, ...] = (limit, max(1, round(seconds * 1000)), self.margin_ms)
         args += self.templates
 
@@ -257,12 +299,10 @@ class GateCalls:
                 for sid, job, token, tool in reply
             ]
 
-        return Call("claim_expired", "claim", ks, args, parse)
+        return Call("claim_expired", "claim", (keys.gate_due(),), args, parse)
 
     def state(self, sid: str) -> Call[tuple[int, int]]:
-        return Call(
-            "is_open", "state", (keys.gate_holds(sid),), (), lambda r: (int(r[0]), int(r[1]))
-        )
+        return Call("is_open", "state", (keys.session(sid),), (), lambda r: (int(r[0]), int(r[1])))
 
     def status(self, sid: str) -> Call[GateStatus]:
         def parse(reply: Any) -> GateStatus:
@@ -279,9 +319,10 @@ class GateCalls:
                     token=int(record.get("token", 0)),
                 )
                 jobs.append(job)
+            jobs.sort(key=lambda j: (j.expires_in_seconds, j.job_id))
             return GateStatus(session_id=sid, open=not jobs, jobs=jobs, held_inputs=held)
 
-        ks = (keys.gate_holds(sid), keys.gate_jobs(sid), keys.gate_held(sid))
+        ks = (keys.session(sid), keys.gate_held(sid))
         return Call("status", "status", ks, (), parse)
 
     def hold(self, sid: str, message: str) -> Call[int]:
@@ -302,7 +343,7 @@ class GateCalls:
         return Call("hold_input", "hold", ks, (message, self.held_ttl_ms, most, room), parse)
 
     def take(self, sid: str) -> Call[list[str]]:
-        ks = (keys.gate_holds(sid), keys.gate_held(sid), keys.gate_held_bytes(sid))
+        ks = (keys.session(sid), keys.gate_held(sid), keys.gate_held_bytes(sid))
         return Call("take_held", "take", ks, (), lambda reply: [_text(m) for m in reply])
 
 

@@ -1,15 +1,32 @@
 """The session gate's Lua scripts: every change of gate state is one of these, run atomically.
 
-Times are Redis server milliseconds (``TIME``), so the clocks of producer and worker hosts never
-matter. A hold is *live* while its score (effective expiry) is greater than now; the gate of a
-session is open when it has no live hold. Each script raises the TTL of the keys it writes so
-an abandoned session leaves nothing behind. ``claim`` reaches across sessions, so it builds
-per-session key names from templates passed in ARGV, and ``enqueue`` and ``complete`` also
-run the writes their callers pass in ARGV (the job's payload, record and index; a result's
-counts) in the same atomic step: fine on a single Redis and under Sentinel, not on Cluster.
+A session's gate lives in its hash (``keys.session``, field ``gate``) as one JSON object: the
+last fencing token handed out (``n``) and the holds by job id (``h``). A hold keeps its token
+``t``, expiry ``e``, cap ``c``, lease ``l`` (ms), tool type ``y``, when it closed (``a``), when
+its record goes (``x``: cap plus margin, or a first claim plus margin) and, once a sweeper
+claimed it, when (``k``) and until when (``u``). Times are Redis server milliseconds (``TIME``),
+so the clocks of producer and worker hosts never matter. A hold is *live* while it is unclaimed
+and its expiry is ahead; the gate of a session is open when it has no live hold. Tokens grow
+within a session; a job's token changes only when a sweeper claims its hold.
+
+One index spans sessions: ``keys.gate_due`` names each session while it holds something,
+scored at or before the first moment one of its holds may need the sweeper (an expiry or a
+claim's end). A session's first hold adds it, a hold that would be due before the others
+lowers it (``ZADD LT``); a renewal, which only pushes expiries later, leaves it; the last hold
+to go removes it; the sweeper's ``claim`` visits every session it scores as due, takes over
+what expired and scores the session again. The index has no TTL: it names exactly the
+sessions with holds.
+
+``enqueue`` and ``complete`` also run the writes their callers pass in ARGV (a job's record,
+payloads, index and output link; a result's run record) in the same atomic step; ``claim``
+builds per-session key names from templates passed in ARGV: fine on a single Redis and under
+Sentinel, not on Cluster.
 """
 
 from __future__ import annotations
+
+from tersify.store.payloads import STAGE
+from tersify.store.records import OWNER
 
 _PRELUDE = """
 local function now_ms()
@@ -17,213 +34,275 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function int(x) return string.format('%d', x) end
--- a TTL of at least ms: one command when it grows (the usual case), two on a fresh key
-local function extend(key, ms)
-  if redis.call('PEXPIRE', key, int(ms), 'GT') == 0 then
-    redis.call('PEXPIRE', key, int(ms), 'NX')
+local function gate_of(raw)
+  if not raw then return {n = 0, h = {}} end
+  return cjson.decode(raw)
+end
+local function live(g, now)
+  local n, first = 0, nil
+  for _, r in pairs(g.h) do
+    if not r.k and r.e > now then
+      n = n + 1
+      if not first or r.e < first then first = r.e end
+    end
   end
+  return n, first
 end
-local function live(holds, now)
-  return redis.call('ZCOUNT', holds, '(' .. int(now), '+inf')
+-- the first moment a hold of the session may need the sweeper (nil: it holds nothing)
+local function due(g)
+  local d = nil
+  for _, r in pairs(g.h) do
+    local at = r.u or r.e
+    if not d or at < d then d = at end
+  end
+  return d
 end
-local function new_token(key, ttl)
-  local token = redis.call('INCR', key)
-  extend(key, ttl)
-  return token
+-- holds whose record outlived every use are forgotten; whether any was
+local function prune(g, now)
+  local gone = false
+  for job, r in pairs(g.h) do
+    if r.x <= now then
+      g.h[job] = nil
+      gone = true
+    end
+  end
+  return gone
 end
-local function announce_if_open(holds, channel, now)
-  if live(holds, now) == 0 then redis.call('PUBLISH', channel, 'open') end
-end
--- ARGV from index i on: writes, each its argument count and then its arguments. An EXPIRE …
--- NX right after an EXPIRE that set the same key's TTL is a no-op, and is skipped.
+-- ARGV from index i on: writes, each its argument count and then its arguments
 local function run_writes(i)
-  local timed = nil
   while i <= #ARGV do
     local n = tonumber(ARGV[i])
-    local name, key = ARGV[i + 1], ARGV[i + 2]
-    if name == 'EXPIRE' and ARGV[i + n] == 'NX' and key == timed then
-      timed = nil
-    else
-      local reply = redis.call(unpack(ARGV, i + 1, i + n))
-      timed = name == 'EXPIRE' and reply == 1 and key or nil
-    end
+    redis.call(unpack(ARGV, i + 1, i + n))
     i = i + n + 1
   end
 end
--- ks: holds, jobs, expiries, token; the hold of job in session sid → its fencing token
-local function close_hold(ks, sid, job, lease, cap, tool_type, margin)
-  local raw = redis.call('HGET', ks[2], job)
-  if raw then return cjson.decode(raw).token end
+-- the hold of job in gate g → its fencing token, and whether it is new
+local function close_hold(g, job, now, lease, cap, tool_type, margin)
+  local r = g.h[job]
+  if r then return r.t, false end
+  g.n = g.n + 1
+  local c = now + cap
+  g.h[job] = {t = g.n, e = math.min(now + lease, c), c = c, l = lease, y = tool_type, a = now,
+    x = c + margin}
+  return g.n, true
+end
+-- ARGV 1-9: sid, job, gated (1|0), lease_ms, cap_ms, tool type, margin_ms, the session hash's
+-- TTL and slack (ms). Holds the gate for job when gated, writes the session's hash (``set``:
+-- field, value pairs, its TTL only when it runs low) → the job's token, 0 without a hold
+local function hold_in(sess, due_key, set)
+  local sid, job = ARGV[1], ARGV[2]
+  local got = redis.call('HMGET', sess, 'gate', 'exp')
   local now = now_ms()
-  local token = new_token(ks[4], cap + margin)
-  local expiry = math.min(now + lease, now + cap)
-  redis.call('HSET', ks[2], job, cjson.encode({token = token, cap_ms = now + cap,
-    lease_ms = lease, tool_type = tool_type, closed_at_ms = now}))
-  redis.call('ZADD', ks[1], int(expiry), job)
-  redis.call('ZADD', ks[3], int(expiry), sid .. '\\n' .. job)
-  for i = 1, 3 do extend(ks[i], cap + margin) end
+  local token = 0
+  if ARGV[3] == '1' then
+    local g = gate_of(got[1])
+    local fresh
+    token, fresh = close_hold(g, job, now, tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6],
+      tonumber(ARGV[7]))
+    if fresh then
+      local hold = g.h[job]
+      g.h[job] = nil
+      prune(g, now)
+      -- a session already holding something is indexed at or before its first due moment
+      local before = due(g)
+      g.h[job] = hold
+      set[#set + 1] = 'gate'
+      set[#set + 1] = cjson.encode(g)
+      if not before or before > hold.e then
+        redis.call('ZADD', due_key, 'LT', int(hold.e), sid)
+      end
+    end
+  end
+  local ttl, slack = tonumber(ARGV[8]), tonumber(ARGV[9])
+  local low = not got[2] or tonumber(got[2]) < now + ttl
+  if low then
+    set[#set + 1] = 'exp'
+    set[#set + 1] = int(now + ttl + slack)
+  end
+  if #set > 0 then redis.call('HSET', sess, unpack(set)) end
+  if low then
+    -- a hash with no exp yet is mostly new (no TTL), one with a stale exp has a TTL
+    local first, second = 'NX', 'GT'
+    if got[2] then first, second = 'GT', 'NX' end
+    if redis.call('PEXPIRE', sess, int(ttl + slack), first) == 0 then
+      redis.call('PEXPIRE', sess, int(ttl + slack), second)
+    end
+  end
   return token
+end
+-- store gate g (a hold of it just went) and announce the gate open when no hold is live
+local function settle(sess, due_key, g, sid, channel)
+  local now = nil
+  if next(g.h) ~= nil then
+    now = now_ms()
+    prune(g, now)
+  end
+  redis.call('HSET', sess, 'gate', cjson.encode(g))
+  if next(g.h) == nil then
+    redis.call('ZREM', due_key, sid)
+    redis.call('PUBLISH', channel, 'open')
+  elseif live(g, now) == 0 then
+    redis.call('PUBLISH', channel, 'open')
+  end
 end
 """
 
-# KEYS holds, jobs, expiries, token · ARGV sid, job, lease_ms, cap_ms, tool_type, margin_ms
-# (holds no sweeper claimed within the margin are dropped from expiries by ``claim``)
+# KEYS session, due · ARGV 1-9 (``hold_in``) → the fencing token
 _CLOSE = """
-return close_hold(KEYS, ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5],
-  tonumber(ARGV[6]))
+return hold_in(KEYS[1], KEYS[2], {})
 """
 
-# KEYS job record[, holds, jobs, expiries, token] · ARGV sid, job, lease_ms, cap_ms, tool_type,
-# margin_ms, then the writes, each as its argument count and its arguments → the job's gate
-# token, 0 when it holds no gate (batch), -1 when the job id is another session's (nothing is
-# written then). A job is stored, indexed and holds its gate in one atomic step.
-_ENQUEUE = """
-local owner = redis.call('HGET', KEYS[1], 'session_id')
-if owner and owner ~= ARGV[1] then return -1 end
-run_writes(7)
-if #KEYS == 1 then return 0 end
-return close_hold({KEYS[2], KEYS[3], KEYS[4], KEYS[5]}, ARGV[1], ARGV[2], tonumber(ARGV[3]),
-  tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6]))
+# KEYS record, session, due, then each payload and its users' set · ARGV 1-9 (``hold_in``),
+# 10 record, 11 record TTL (s), 12 payload TTL (s), 13 payload count P, then P blobs, then the
+# index field count F, F fields, then the writes, each as its argument count and its arguments
+# → the job's gate token, 0 when it holds no gate (batch), -1 when the job id is another
+# session's (nothing is written then). A job is stored, indexed and holds its gate in one step.
+_ENQUEUE = (
+    STAGE
+    + OWNER
+    + """
+local sid = ARGV[1]
+if not redis.call('SET', KEYS[1], ARGV[10], 'NX', 'EX', ARGV[11]) then
+  local owner = record_owner(KEYS[1])
+  if owner and owner ~= sid then return -1 end
+end
+local p = tonumber(ARGV[13])
+for i = 1, p do stage_payload(KEYS[2 + 2 * i], KEYS[3 + 2 * i], ARGV[13 + i], sid, ARGV[12]) end
+local f = tonumber(ARGV[14 + p])
+local set = {}
+for i = 1, f do
+  set[#set + 1] = ARGV[14 + p + i]
+  set[#set + 1] = ''
+end
+run_writes(15 + p + f)
+return hold_in(KEYS[2], KEYS[3], set)
 """
+)
 
-# KEYS expiries, then each hold's holds and jobs · ARGV sid, job, token of each hold → 1 per
-# hold renewed, 0 per hold lost (one call renews every hold a worker process has)
+# KEYS each hold's session hash · ARGV sid, job, token of each hold → 1 per hold renewed, 0 per
+# hold lost (one call renews every hold a worker process has). An expired hold stays expired:
+# reviving it would close a gate the user already saw open.
 _RENEW = """
 local now = now_ms()
-local out = {}
-for h = 1, #ARGV / 3 do
-  local holds, jobs = KEYS[2 * h], KEYS[2 * h + 1]
-  local sid, job = ARGV[3 * h - 2], ARGV[3 * h - 1]
-  local raw = redis.call('HGET', jobs, job)
-  local rec = raw and cjson.decode(raw)
-  local score = rec and rec.token == tonumber(ARGV[3 * h]) and redis.call('ZSCORE', holds, job)
-  -- an expired hold stays expired: reviving it would close a gate the user already saw open
-  if score and tonumber(score) > now then
-    local expiry = math.min(now + rec.lease_ms, rec.cap_ms)
-    redis.call('ZADD', holds, int(expiry), job)
-    redis.call('ZADD', KEYS[1], int(expiry), sid .. '\\n' .. job)
+local gates, dirty, out = {}, {}, {}
+for h = 1, #KEYS do
+  local key = KEYS[h]
+  local g = gates[key]
+  if g == nil then
+    g = gate_of(redis.call('HGET', key, 'gate'))
+    gates[key] = g
+  end
+  local r = g.h[ARGV[3 * h - 1]]
+  if r and r.t == tonumber(ARGV[3 * h]) and not r.k and r.e > now then
+    r.e = math.min(now + r.l, r.c)
+    dirty[key] = true
     out[h] = 1
   else
     out[h] = 0
   end
 end
+for key in pairs(dirty) do redis.call('HSET', key, 'gate', cjson.encode(gates[key])) end
 return out
 """
 
-# KEYS holds, jobs, expiries, finishing · ARGV sid, job, token, channel
+# KEYS session, due · ARGV sid, job, token, channel → 1 released, 0 no such hold, -1 stale token
 _RELEASE = """
-local raw = redis.call('HGET', KEYS[2], ARGV[2])
-if not raw then return 0 end
-if cjson.decode(raw).token ~= tonumber(ARGV[3]) then return -1 end
-local member = ARGV[1] .. '\\n' .. ARGV[2]
-redis.call('HDEL', KEYS[2], ARGV[2])
-redis.call('ZREM', KEYS[1], ARGV[2])
-redis.call('ZREM', KEYS[3], member)
-redis.call('ZREM', KEYS[4], member)
-announce_if_open(KEYS[1], ARGV[4], now_ms())
+local g = gate_of(redis.call('HGET', KEYS[1], 'gate'))
+local r = g.h[ARGV[2]]
+if not r then return 0 end
+if r.t ~= tonumber(ARGV[3]) then return -1 end
+g.h[ARGV[2]] = nil
+settle(KEYS[1], KEYS[2], g, ARGV[1], ARGV[4])
 return 1
 """
 
-# KEYS result, late[, holds, jobs, expiries, finishing] · ARGV job, json, ttl, sid, token,
-# channel (the last three empty for a batch job), then the writes that go with an applied result
-# (counts, a webhook delivery), each as its argument count and its arguments
+# KEYS progress, result, late[, session, due] · ARGV job, json, ttl, sid, token, channel (the
+# last three empty for a batch job), then the writes that go with an applied result (a run's
+# record), each as its argument count and its arguments. The progress mark says whether a
+# result exists (a job with none yet, such as one no worker took, is asked the result itself).
 _COMPLETE = """
-local gated = #KEYS > 2
-local member = ARGV[4] .. '\\n' .. ARGV[1]
-local rec = false
-if gated then
-  local raw = redis.call('HGET', KEYS[4], ARGV[1])
-  if raw then rec = cjson.decode(raw) end
+local job = ARGV[1]
+local g, rec, mine = nil, nil, false
+if #KEYS > 3 then
+  g = gate_of(redis.call('HGET', KEYS[4], 'gate'))
+  rec = g.h[job]
+  mine = rec ~= nil and rec.t == tonumber(ARGV[5])
 end
-local mine = rec and rec.token == tonumber(ARGV[5])
 local function late()
-  redis.call('RPUSH', KEYS[2], ARGV[2])
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  redis.call('RPUSH', KEYS[3], ARGV[2])
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
   return 'late'
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  -- a sweeper's claim is discharged once a result exists, else it would be re-claimed forever
-  if mine and rec.claimed_at_ms then
-    redis.call('HDEL', KEYS[4], ARGV[1])
-    redis.call('ZREM', KEYS[6], member)
-  end
-  return late()
-end
 if rec and not mine then return late() end
-redis.call('RPUSH', KEYS[1], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-if rec then
-  redis.call('HDEL', KEYS[4], ARGV[1])
-  redis.call('ZREM', KEYS[3], ARGV[1])
-  redis.call('ZREM', KEYS[5], member)
-  -- only a hold a sweeper claimed is in the finishing index
-  if rec.claimed_at_ms then redis.call('ZREM', KEYS[6], member) end
-  announce_if_open(KEYS[3], ARGV[6], now_ms())
+local before = redis.call('SET', KEYS[1], 'D', 'EX', ARGV[3], 'GET')
+local done = before == 'D' or (not before and redis.call('EXISTS', KEYS[2]) == 1)
+if not done then
+  redis.call('RPUSH', KEYS[2], ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
+-- the hold goes with the result; a sweeper's claim goes once any result exists, else it would
+-- be claimed again and again
+if rec and (not done or rec.k) then
+  g.h[job] = nil
+  settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6])
+end
+if done then return late() end
 run_writes(7)
 return 'applied'
 """
 
-# KEYS expiries, finishing, token
-# ARGV limit, claim_ms, margin_ms, then (prefix, suffix) pairs for holds, jobs and channel
+# KEYS due · ARGV limit, claim_ms, margin_ms, then (prefix, suffix) pairs for the session hash
+# and the channel → {sid, job, token, tool type} of each hold claimed
 _CLAIM = """
 local now = now_ms()
 local limit, claim, margin = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local out = {}
-local function name(i, sid) return ARGV[i] .. sid .. ARGV[i + 1] end
-local function take(member)
-  local nl = string.find(member, '\\n', 1, true)
-  local sid, job = string.sub(member, 1, nl - 1), string.sub(member, nl + 1)
-  local holds, jobs = name(4, sid), name(6, sid)
-  redis.call('ZREM', KEYS[1], member)
-  redis.call('ZREM', holds, job)
-  local raw = redis.call('HGET', jobs, job)
-  if not raw then
-    redis.call('ZREM', KEYS[2], member)
-    return
+local due_now = redis.call('ZRANGE', KEYS[1], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit)
+for _, sid in ipairs(due_now) do
+  if #out >= limit then break end
+  local sess = ARGV[4] .. sid .. ARGV[5]
+  local raw = redis.call('HGET', sess, 'gate')
+  local g = gate_of(raw)
+  local changed = prune(g, now)
+  local took = false
+  for job, r in pairs(g.h) do
+    if #out < limit and (r.u or r.e) <= now then
+      -- only a first claim keeps the record alive longer: a job no sweeper manages to finish
+      -- is claimed again until its record goes, not forever
+      if not r.k then r.x = math.max(r.x, now + claim + margin) end
+      g.n = g.n + 1
+      r.t, r.k, r.u = g.n, now, now + claim
+      out[#out + 1] = {sid, job, r.t, r.y}
+      took = true
+    end
   end
-  local rec = cjson.decode(raw)
-  -- only a first claim keeps the record alive longer: a job no sweeper manages to finish is
-  -- re-claimed until its record expires, not forever
-  if not rec.claimed_at_ms then extend(jobs, claim + margin) end
-  rec.token = new_token(KEYS[3], claim + margin)
-  rec.claimed_at_ms = now
-  redis.call('HSET', jobs, job, cjson.encode(rec))
-  redis.call('ZADD', KEYS[2], int(now + claim), member)
-  extend(KEYS[2], claim + margin)
-  announce_if_open(holds, name(8, sid), now)
-  out[#out + 1] = {sid, job, rec.token, rec.tool_type}
+  if raw and (changed or took) then redis.call('HSET', sess, 'gate', cjson.encode(g)) end
+  local d = due(g)
+  if d then redis.call('ZADD', KEYS[1], int(d), sid) else redis.call('ZREM', KEYS[1], sid) end
+  if took and live(g, now) == 0 then redis.call('PUBLISH', ARGV[6] .. sid .. ARGV[7], 'open') end
 end
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit)) do
-  take(m)
-end
-if #out < limit then
-  local stale = redis.call('ZRANGE', KEYS[2], '-inf', int(now), 'BYSCORE', 'LIMIT', 0, limit - #out)
-  for _, m in ipairs(stale) do take(m) end
-end
--- holds no sweeper claimed within the margin are forgotten, so the index stays bounded
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. int(now - margin))
 return out
 """
 
-# KEYS holds → {live holds, ms until the earliest live hold expires}
+# KEYS session → {live holds, ms until the earliest live hold expires}
 _STATE = """
 local now = now_ms()
-local first = redis.call('ZRANGE', KEYS[1], '(' .. int(now), '+inf', 'BYSCORE', 'LIMIT', 0, 1,
-  'WITHSCORES')
-if #first == 0 then return {0, 0} end
-return {live(KEYS[1], now), tonumber(first[2]) - now}
+local n, first = live(gate_of(redis.call('HGET', KEYS[1], 'gate')), now)
+if n == 0 then return {0, 0} end
+return {n, first - now}
 """
 
-# KEYS holds, jobs, held → {now_ms, held count, then job, expiry, record per live hold}
+# KEYS session, held → {now_ms, held count, then job, expiry, record per live hold}
 _STATUS = """
 local now = now_ms()
-local out = {now, redis.call('LLEN', KEYS[3])}
-local holds = redis.call('ZRANGE', KEYS[1], '(' .. int(now), '+inf', 'BYSCORE', 'WITHSCORES')
-for i = 1, #holds, 2 do
-  out[#out + 1] = holds[i]
-  out[#out + 1] = holds[i + 1]
-  out[#out + 1] = redis.call('HGET', KEYS[2], holds[i]) or '{}'
+local g = gate_of(redis.call('HGET', KEYS[1], 'gate'))
+local out = {now, redis.call('LLEN', KEYS[2])}
+for job, r in pairs(g.h) do
+  if not r.k and r.e > now then
+    out[#out + 1] = job
+    out[#out + 1] = r.e
+    out[#out + 1] = cjson.encode({token = r.t, tool_type = r.y, closed_at_ms = r.a})
+  end
 end
 return out
 """
@@ -243,9 +322,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return n
 """
 
-# KEYS holds, held, held_bytes → every held message, oldest first, or {} while the gate is closed
+# KEYS session, held, held_bytes → every held message, oldest first, or {} while the gate is
+# closed
 _TAKE = """
-if live(KEYS[1], now_ms()) > 0 then return {} end
+if live(gate_of(redis.call('HGET', KEYS[1], 'gate')), now_ms()) > 0 then return {} end
 local items = redis.call('LRANGE', KEYS[2], 0, -1)
 redis.call('DEL', KEYS[2], KEYS[3])
 return items

@@ -34,27 +34,24 @@ class Key:
 result = Key("result:{}", "One-element list: a job's SummaryResult JSON (waiters block on it).")
 late_result = Key("late:{}", "A result stored after the job's expired hold was finished elsewhere.")
 payload = Key("payload:{}", "A tool output stored under its content hash (the claim check).")
-job_meta = Key("job:{}", "Hash describing a submitted job: session, tool, sizes, payload.")
-logged = Key("logged:{}", "Marker: the job's full output is in the session log.")
-started = Key("started:{}", "Marker: a worker took the job (cancel ends it, not drops it).")
-output = Key("output:{}", "Hash pointing an ``output_ref`` at its session, payload and job.")
+job_meta = Key("job:{}", "JSON describing a submitted job: session, tool, sizes, payload.")
+job_state = Key("state:{}", "A job's progress: T once a worker took it, D once it has a result.")
+output = Key("output:{}", "JSON pointing an ``output_ref`` at its session, payload and job.")
 spill = Key("spill:{}", "A full text the inline ``truncate`` saved, read back by range.")
 summary_cache = Key("cache:{}", "A model summary, under the hash of what produced it.")
+logged = Key("logged:{}", "Marker: a compaction job's messages are in the session log.")
 
 # --- compaction jobs ---
 
 compaction_job = Key("compaction-job:{}", "Marker: this compaction job was submitted.")
 compaction_result = Key("compaction:{}", "One-element list: a compaction job's result JSON.")
 compaction_summary = Key("compaction-summary:{}", "A session's last compaction summary.")
-session_payloads = Key("session:{}:payloads", "Set of a session's conversation digests.")
 
-# --- the session gate (tersify.gate) ---
+# --- the session gate (tersify.gate); each session's holds are in its hash (``session``) ---
 
-gate_token = Key("gate:token", "Counter handing out fencing tokens (INCR).")
-gate_expiries = Key("gate:expiries", "ZSET of every hold ``{session}\\n{job}`` by expiry (ms).")
-gate_finishing = Key("gate:finishing", "ZSET of expired holds a sweeper claimed.")
-gate_holds = Key("gate:{}:holds", "ZSET of a session's holds: job id, score = expiry (ms).")
-gate_jobs = Key("gate:{}:jobs", "Hash of a session's held jobs: job id → JSON {token, …}.")
+gate_due = Key(
+    "gate:due", "ZSET of sessions with holds, score = when the sweeper may next have work (ms)."
+)
 gate_held = Key("gate:{}:held", "List of input that came while the gate was closed.")
 gate_held_bytes = Key("gate:{}:held_bytes", "Total bytes of the session's held input.")
 gate_events = Key("gate:{}:events", "Pub/sub channel (not a key) announcing the gate opened.")
@@ -108,11 +105,12 @@ WEBHOOKS_INFLIGHT: Final = f"{PREFIX}webhooks:inflight"
 """ZSET of delivery ids a sender claimed, score = when its claim lapses (server ms)."""
 
 forgotten = Key("forgotten:{}", "Tombstone: when the session was forgotten (ms); older work drops.")
-session_jobs = Key("session:{}:jobs", "Set of a session's job ids (summaries and compactions).")
-session_keys = Key(
-    "session:{}:keys", "Set of other keys a session owns (refs, spills, deliveries)."
+session = Key(
+    "sess:{}", "Hash: what a session owns (its index: j:, k:, p: fields) and its gate's holds."
 )
-payload_sessions = Key("payload-sessions:{}", "Set of the sessions whose jobs use a payload.")
+payload_sessions = Key(
+    "payload-sessions:{}", "Set of the sessions using a payload once a second one stored it."
+)
 session_runs = Key(
     "session:{}:runs", "List of a session's latest summarized runs of commands, newest first."
 )
@@ -138,3 +136,14 @@ REREADS_RECENT: Final = f"{PREFIX}rereads:recent"
 
 SUMMARIES: Final = f"{PREFIX}summaries"
 """Hash ``TOOL_TYPE|METHOD`` → summaries stored by workers (the share's denominator)."""
+
+# --- written before the session hash and the job's progress; read and forgotten, never written ---
+
+started = Key("started:{}", "Marker: a worker took the job (now ``job_state``).")
+session_jobs = Key("session:{}:jobs", "Set of a session's job ids (now in ``session``).")
+session_keys = Key("session:{}:keys", "Set of other keys a session owns (now in ``session``).")
+session_payloads = Key("session:{}:payloads", "Set of a session's payloads (now in ``session``).")
+gate_holds = Key("gate:{}:holds", "ZSET of a session's holds (now in ``session``).")
+gate_jobs = Key("gate:{}:jobs", "Hash of a session's held jobs (now in ``session``).")
+gate_expiries = Key("gate:expiries", "ZSET of every hold by expiry (now ``gate_due``).")
+gate_finishing = Key("gate:finishing", "ZSET of expired holds a sweeper claimed.")

@@ -10,11 +10,18 @@ so after a fail-over each client, Lua script (reloaded on ``NOSCRIPT``), subscri
 blocking wait reconnects to the new primary. The passwords are settings
 (``TERSIFY_REDIS_SENTINEL_PASSWORD`` for the sentinels, ``TERSIFY_REDIS_PASSWORD`` for the
 primary), never part of the URL.
+
+Every new connection to one Redis is greeted (its AUTH and SELECT, then a PING) within
+``GREETING_SECONDS``: a port where something other than Redis listens — a web server, a
+socket that never answers — fails in seconds as a ``NotRedisError``, which is not retried,
+instead of timing out command after command. Under Sentinel the address comes from the
+sentinels and a slow primary during a fail-over is retried, so there is no greeting.
 """
 
 from __future__ import annotations
 
 import re
+import socket
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -32,6 +39,8 @@ from tersify.settings import Settings
 
 # One blocking call never outlives the socket timeout; longer waits loop in slices this long.
 WAIT_SLICE_SECONDS = 5.0
+# How long a new connection may take to answer its greeting (AUTH, SELECT, PING).
+GREETING_SECONDS = 5.0
 # How long a command of an asyncio client waits for a free pooled connection.
 _POOL_WAIT_SECONDS = 5.0
 
@@ -39,6 +48,58 @@ SENTINEL_SCHEME = "sentinel://"
 SENTINEL_DEFAULT_PORT = 26379
 # Retries under Sentinel back off up to this long each, for TERSIFY_REDIS_FAILOVER_SECONDS.
 _FAILOVER_STEP_SECONDS = 0.5
+
+
+class NotRedisError(redis.RedisError):
+    """The server at the URL took the connection but did not answer as Redis does.
+
+    A redis-py error that its retries do not catch: the first command fails at once.
+    """
+
+
+_GREETING_FAILURES = (redis.TimeoutError, redis.exceptions.InvalidResponse, socket.timeout)
+
+
+def _not_redis(conn: Any, exc: BaseException) -> NotRedisError:
+    where = f"{conn.host}:{conn.port}" if hasattr(conn, "host") else "the server"
+    if isinstance(exc, redis.TimeoutError | socket.timeout):
+        return NotRedisError(f"{where} gave no Redis answer within {GREETING_SECONDS:g} s")
+    return NotRedisError(f"{where} answered, but not as Redis does")
+
+
+def _greet(conn: redis.connection.AbstractConnection) -> None:
+    """A new blocking connection's handshake and a PING, within ``GREETING_SECONDS``."""
+    sock = conn._sock  # redis-py hands the connected socket over this way
+    assert sock is not None
+    waited = sock.gettimeout()
+    sock.settimeout(GREETING_SECONDS)
+    try:
+        conn.on_connect_check_health(check_health=False)  # no health PING, no retry inside
+        conn.send_command("PING", check_health=False)
+        reply = conn.read_response()
+    except _GREETING_FAILURES as exc:  # redis-py closes the connection on the way out
+        raise _not_redis(conn, exc) from exc
+    finally:
+        if conn._sock is not None:
+            conn._sock.settimeout(waited)
+    if reply not in (b"PONG", "PONG", True):
+        raise _not_redis(conn, redis.exceptions.InvalidResponse(f"PING answered {reply!r}"))
+
+
+async def _agreet(conn: redis.asyncio.connection.AbstractConnection) -> None:
+    """``_greet`` for a new asyncio connection."""
+    waited = conn.socket_timeout
+    conn.socket_timeout = GREETING_SECONDS
+    try:
+        await conn.on_connect_check_health(check_health=False)
+        await conn.send_command("PING", check_health=False)
+        reply = await conn.read_response()
+    except _GREETING_FAILURES as exc:
+        raise _not_redis(conn, exc) from exc
+    finally:
+        conn.socket_timeout = waited
+    if reply not in (b"PONG", "PONG", True):
+        raise _not_redis(conn, redis.exceptions.InvalidResponse(f"PING answered {reply!r}"))
 
 
 @dataclass(frozen=True)
@@ -152,6 +213,7 @@ def sync_client(settings: Settings, **options: Any) -> redis.Redis:
     """A redis-py client for ``settings.redis_url``; ``options`` as for ``Redis.from_url``."""
     target = sentinel_target(settings.redis_url)
     if target is None:
+        options.setdefault("redis_connect_func", _greet)
         return redis.Redis.from_url(settings.redis_url, **options)
     options["retry"] = redis.retry.Retry(_failover_backoff(), failover_retries(settings))
     sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call]  # redis-py: untyped
@@ -170,6 +232,7 @@ def async_client(settings: Settings, **options: Any) -> redis.asyncio.Redis:
     """An asyncio client for ``settings.redis_url``; ``options`` as for ``from_url``."""
     target = sentinel_target(settings.redis_url)
     if target is None:
+        options.setdefault("redis_connect_func", _agreet)
         pool = redis.asyncio.BlockingConnectionPool.from_url(settings.redis_url, **options)
         return redis.asyncio.Redis.from_pool(pool)
     options.pop("timeout", None)  # the Sentinel pool does not wait for a free connection
@@ -293,6 +356,11 @@ def configuration_mistake(url: str, exc: BaseException) -> str | None:
     database number): a mistake in ``TERSIFY_REDIS_URL``, not an outage. None otherwise."""
     where = shown_url(url)
     said = str(exc).rstrip(".")
+    if isinstance(exc, NotRedisError):
+        return (
+            f"the server at {where} is not Redis ({said}): TERSIFY_REDIS_URL names the wrong "
+            "port or host"
+        )
     if isinstance(exc, redis.AuthenticationError) or said.startswith(("NOAUTH", "WRONGPASS")):
         return (
             f"Redis at {where} refused the password ({said}): put the right one in "

@@ -2,11 +2,14 @@
 
 A summary message is versioned apart from the job it carries. Version 2 carries the job typed
 (``SummaryHeader``) and the producer's classification of its output (``tool_type``), so a
-worker neither rebuilds the job from an untyped dict nor sniffs the output again. A worker
-reads both versions: version 1 (a job as a plain object, no tool type; what producers before
-version 2 publish, and what may still wait in a queue when workers are upgraded) is validated
-into the same model and its output classified by the worker. Producers publish version 2 only:
-upgrade the workers first (an older worker dead-letters a version it does not know).
+worker neither rebuilds the job from an untyped dict nor sniffs the output again. Version 3 has
+the same fields; its job was stored the way this version stores jobs (a JSON record, the
+payload with its owner, a progress mark and its hold in the session's hash). A worker reads
+every version: version 1 (a job as a plain object, no tool type; what producers before version
+2 publish, and what may still wait in a queue when workers are upgraded) is validated into the
+same model and its output classified by the worker, and a job of version 1 or 2 is checked for
+a result stored without a progress mark. Producers publish version 3 only: upgrade the workers
+first (an older worker dead-letters a version it does not know).
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from tersify.errors import InvalidJobError, UnsupportedSchemaError
 SUMMARIZE_TASK = "tersify.summarize"
 COMPACT_TASK = "tersify.compact"
 
-MESSAGE_VERSION: Final = 2
+MESSAGE_VERSION: Final = 3
 """The summary message version producers publish."""
-READ_VERSIONS: Final = frozenset({1, MESSAGE_VERSION})
+READ_VERSIONS: Final = frozenset({1, 2, MESSAGE_VERSION})
 """The summary message versions a worker reads."""
 
 
@@ -32,7 +35,7 @@ class SummaryMessage(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    schema_version: Literal[1, 2] = MESSAGE_VERSION
+    schema_version: Literal[1, 2, 3] = MESSAGE_VERSION
     job: SummaryHeader
     tool_type: ToolType | None = None  # the producer's classification; absent in version 1
     payload: str = Field(pattern=r"^[0-9a-f]{64}$")

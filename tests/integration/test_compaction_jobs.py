@@ -315,8 +315,8 @@ def test_a_model_compaction_carries_the_structural_sections_verbatim_in_both_wir
     summary = result.summary
     assert "Summary: " in summary  # the model's own text (the fake's answer) is there
     for section in (
-        "## Files Changed\n- invoicing/api.py: sed -i\n"
-        "- invoicing/totals.py: edited (parse_amount)",
+        '## Files Changed\n- invoicing/api.py: sed -i +`locale="de"`\n'
+        "- invoicing/totals.py: edited (parse_amount) +`def parse_amount(text, locale=None):`",
         f"## Errors\n- [resolved] {FACTS_ERROR} ← `pytest -q tests/test_totals.py`",
         "## Tests\n- last run: 73 passed in 0.4s ← pytest -q tests/test_totals.py",
         "- passed (81): tests/test_totals.py::test_comma, tests/test_totals.py::test_case_0, ",

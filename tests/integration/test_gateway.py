@@ -353,7 +353,7 @@ def test_the_output_behind_a_reused_replacement_is_stored_again_once_it_expired(
         client.messages.create(model=MODEL, max_tokens=300, messages=anthropic_turn())
         summary = replaced(capture.bodies[0], model_requests(fake_model)[0].raw, LITERAL)
         ref = re.search(r"tersify output ([0-9a-f]{32})", summary).group(1)  # type: ignore[union-attr]
-        digest = redis_client.hget(keys.output(ref), "payload")
+        digest = json.loads(redis_client.get(keys.output(ref)))["payload"]
         redis_client.delete(keys.output(ref), keys.payload(digest))  # as if both expired
         assert tersify(settings, "output", ref).returncode != 0
         client.messages.create(model=MODEL, max_tokens=300, messages=anthropic_turn())

@@ -162,7 +162,7 @@ def test_cancelling_a_running_job_ends_it_with_the_fallback_and_opens_the_gate(
     start_worker(**{**provider_env(fake_model, "openai"), "model_timeout_seconds": "20"})
     fake_model.set_default(ok(latency=15.0))
     handle = producer.submit(session_id="r", tool_name="bash", output=OUTPUT)
-    wait_for(lambda: redis_client.exists(keys.started(handle.job_id)), "the worker took the job")
+    wait_for(lambda: redis_client.exists(keys.job_state(handle.job_id)), "the worker took the job")
     done = producer.cancel(handle.job_id)
     assert done.state is JobState.RUNNING
     assert done.result.fallback_reason is FallbackReason.CANCELLED

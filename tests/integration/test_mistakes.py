@@ -3,10 +3,13 @@ documented exit code, no traceback (real processes, a real Redis, a port where n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
 import subprocess
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -308,3 +311,49 @@ def test_a_server_on_a_port_in_use_says_so_in_one_line_before_any_listening_line
         f"tersify {command}: cannot listen on 127.0.0.1:{port}: the port is in use (another "
         f"server is there): stop it, or choose another {option}\n"
     )
+
+
+@contextlib.contextmanager
+def listener(greeting: bytes) -> Iterator[int]:
+    """A loopback port that takes every connection, says ``greeting`` and nothing more."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        held: list[socket.socket] = []
+        server.settimeout(0.2)
+        stop = threading.Event()
+
+        def take() -> None:
+            while not stop.is_set():
+                with contextlib.suppress(OSError):
+                    conn = server.accept()[0]
+                    held.append(conn)
+                    conn.sendall(greeting)
+
+        taker = threading.Thread(target=take, daemon=True)
+        taker.start()
+        yield server.getsockname()[1]
+        stop.set()
+        taker.join(timeout=5)
+        for conn in held:
+            conn.close()
+
+
+@pytest.mark.parametrize(
+    "argv", [("submit", "-", "--tool", "bash"), ("result", "abc"), ("status",)]
+)
+def test_a_url_where_something_else_listens_is_a_configuration_mistake_told_at_once(
+    argv: tuple[str, ...], settings: Settings
+) -> None:
+    silent, web = b"", b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+    for greeting, why in (
+        (silent, "gave no Redis answer within 5 s"),
+        (web, "answered, but not as Redis does"),
+    ):
+        with listener(greeting) as port:
+            url = f"redis://127.0.0.1:{port}/0"
+            # bounded well under the retries of a silent server (4 × 10 s) it used to wait out
+            done = tersify(settings, *argv, stdin=LONG, timeout=30, redis_url=url)
+        assert (done.returncode, done.stdout) == (2, ""), done.stderr
+        assert done.stderr == (
+            f"tersify {argv[0]}: the server at {url} is not Redis (127.0.0.1:{port} {why}): "
+            "TERSIFY_REDIS_URL names the wrong port or host\n"
+        )

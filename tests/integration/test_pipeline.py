@@ -58,7 +58,7 @@ def test_a_short_output_passes_through_without_a_job(producer: Producer, redis_c
     assert result.text == "ok\n" * 10
     # nothing enqueued, nothing stored: only the output, on its way to the session log
     waiting = {keys.PASSTHROUGH_LOG, keys.PASSTHROUGH_SIZES, keys.PASSTHROUGH_BYTES}
-    owned = {keys.passthrough_entry(handle.job_id), keys.session_keys("s1")}
+    owned = {keys.passthrough_entry(handle.job_id), keys.session("s1")}
     assert set(redis_client.keys("*")) == waiting | owned
 
 

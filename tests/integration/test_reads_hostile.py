@@ -25,7 +25,7 @@ OUTPUT = "".join(f"{i:04d} INFO request {i} served in {i % 97} ms\n" for i in ra
 
 def output_ref(client_: redis.Redis, job_id: str) -> str:
     """The ``output_ref`` a submitted job's record names."""
-    return str(json.loads(client_.hget(keys.job_meta(job_id), "job"))["output_ref"])
+    return str(json.loads(client_.get(keys.job_meta(job_id)))["job"]["output_ref"])
 
 
 def listed(settings: Settings) -> list[str]:
@@ -82,7 +82,7 @@ def test_replaying_a_payload_missing_job_keeps_its_options(
     options = {"callback_url": f"{allowed}done", "budget_chars": 900, "max_summary_chars": 300}
     with Producer(hooked) as producer:
         job = producer.submit(session_id="rp", tool_name="bash", output=OUTPUT, options=options)
-        digest = redis_client.hget(keys.job_meta(job.job_id), "payload")
+        digest = json.loads(redis_client.get(keys.job_meta(job.job_id)))["payload"]
         redis_client.delete(keys.payload(digest))  # the output expired before a worker took it
         start_worker(webhook_allowed_urls=allowed, webhook_secret=secret)
         record = json.loads(wait_for(lambda: listed(settings), "the job dead-lettered")[0])
@@ -92,7 +92,7 @@ def test_replaying_a_payload_missing_job_keeps_its_options(
     replayed = tersify(settings, "deadletters", "replay", record["id"], **env)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     new_id = replayed.stdout.strip().rsplit(" ", 1)[-1]
-    again = json.loads(redis_client.hget(keys.job_meta(new_id), "job"))
+    again = json.loads(redis_client.get(keys.job_meta(new_id)))["job"]
     assert {k: again["options"][k] for k in options} == options
 
 

@@ -5,13 +5,16 @@ read (named in the summary with how to read them), and what every request cost."
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from tersify.client import Producer
 from tersify.contract import JobOptions, Method
+from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
-from tests.fakemodel import FakeModelServer, quoting, status
+from tests.fakemodel import FakeModelServer, hang, quoting, status
+from tests.helpers import wait_for
 from tests.integration.conftest import provider_env
 
 StartWorker = Callable[..., WorkerProcess]
@@ -63,3 +66,29 @@ def test_a_long_output_is_read_in_windows_and_the_result_says_how(
     )
     read = {n for w in windows for n in range(w.lines.start, w.lines.end + 1)}
     assert 1401 in read
+
+
+def test_a_worker_killed_while_its_windows_are_read_loses_nothing(
+    fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings, redis_client: Any
+) -> None:
+    fake_model.set_default(hang(60))
+    env = {
+        **provider_env(fake_model, "openai"),
+        **ENV,
+        "model_timeout_seconds": "60",
+        "visibility_timeout_seconds": "3",
+        "gate_lease_seconds": "30",
+    }
+    first = start_worker(**env)
+    slow = settings.model_copy(update={"job_deadline_seconds": 90, "visibility_timeout_seconds": 3})
+    with Producer(slow) as producer:
+        handle = producer.submit(session_id="windows-killed", tool_name="bash", output=OUTPUT)
+        wait_for(lambda: fake_model.request_count >= 3, timeout=60)  # windows in flight
+        first.kill()
+        fake_model.set_default(quoting("ERROR"))
+        start_worker(**env)
+        result = handle.wait(60)
+        assert producer.gate.wait_open("windows-killed", timeout=30)
+    assert result.method is Method.LLM, result.fallback_detail
+    assert len(result.windows) >= 3 and all(w.read_by == "model" for w in result.windows)
+    assert redis_client.llen(f"tersify:result:{handle.job_id}") == 1

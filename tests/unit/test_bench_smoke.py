@@ -68,6 +68,13 @@ TINY_RUNS = [
         SCRIPT_TIMEOUT_SECONDS,
     ),
     (
+        "stall.py",
+        ["--rounds", "1", "--loud", "1", "--mb", "2", "--half-open", "60", "--probes", "2"],
+        "stall:",
+        {"gateway_flood_p99_ms", "api_flood_p99_ms", "gateway_half_open_answered"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
         "windows.py",
         ["--sizes", "120000", "--runs", "1", "--latency-ms", "20", "--concurrency", "8"],
         "windows:",

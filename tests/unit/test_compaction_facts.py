@@ -17,7 +17,8 @@ from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.actions import Status, actions, observations
 from tersify.worker.compaction.facts.commands import command_runs, normalized
 from tersify.worker.compaction.facts.decisions import decisions
-from tersify.worker.compaction.facts.errors import error_lines, seen_errors
+from tersify.worker.compaction.facts.errorlines import error_lines
+from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files, is_path, read_files
 from tersify.worker.compaction.facts.sections import Section, render, sections
 from tersify.worker.compaction.facts.shell import parse_command
@@ -486,10 +487,10 @@ def test_decisions_are_the_agents_stated_causes_and_choices_not_code_or_question
             {"role": "assistant", "content": "The fix is to clone the query before compiling it."},
         ]
     )
-    assert [text for _, text in decisions(turns)] == [
+    assert {text for _, text in decisions(turns)} == {
         "The fix is to clone the query before compiling it.",
         "The root cause is that reset() replaces the list instead of clearing it.",
-    ]
+    }
 
 
 # --- rendering -----------------------------------------------------------------------------

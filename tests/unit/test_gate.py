@@ -376,7 +376,9 @@ def test_status_reports_live_holds_and_held_input(gate: SessionGate) -> None:
     assert 14 < job.expires_in_seconds <= 15
 
 
-def test_every_gate_key_has_a_ttl(make_gate: MakeGate, redis_client: redis.Redis) -> None:
+def test_every_key_of_a_sessions_gate_has_a_ttl_and_the_shared_index_only_names_holders(
+    make_gate: MakeGate, redis_client: redis.Redis
+) -> None:
     gate = make_gate(TINY)
     gate.close_for("s1", "job-1")
     token = gate.close_for("s2", "job-2")
@@ -385,9 +387,14 @@ def test_every_gate_key_has_a_ttl(make_gate: MakeGate, redis_client: redis.Redis
     gate.close_for("s3", "job-3", cap_seconds=0.1)
     time.sleep(0.15)
     assert gate.claim_expired()
-    found = list(redis_client.scan_iter("tersify:gate:*"))
-    assert len(found) >= 7
+    due = keys.gate_due()
+    found = [k for k in redis_client.scan_iter("tersify:*") if k != due]
+    assert len(found) >= 5  # three sessions' hashes, s1's held input and its size
     assert {key: redis_client.pttl(key) > 0 for key in found} == dict.fromkeys(found, True)
+    assert set(redis_client.zrange(due, 0, -1)) == {"s1", "s2", "s3"}
+    gate.release("s1", "job-1", 1)
+    gate.release("s2", "job-2", token)
+    assert redis_client.zrange(due, 0, -1) == ["s3"]  # claimed, not yet finished
 
 
 def test_an_unreachable_redis_raises_redis_unavailable_without_the_password(

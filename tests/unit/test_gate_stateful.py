@@ -84,11 +84,11 @@ class GateMachine(RuleBasedStateMachine):
         )
         self.jobs: list[Job] = []
         self.ids = itertools.count()
-        self.last_token = 0
+        self.last_token = dict.fromkeys(SESSIONS, 0)
 
-    def fresh_token(self, token: int) -> int:
-        assert token > self.last_token, "fencing tokens must grow"
-        self.last_token = token
+    def fresh_token(self, sid: str, token: int) -> int:
+        assert token > self.last_token[sid], "fencing tokens must grow within a session"
+        self.last_token[sid] = token
         return token
 
     def pick(self, index: int, *, running: bool = False) -> Job | None:
@@ -112,7 +112,7 @@ class GateMachine(RuleBasedStateMachine):
         for cap in caps:
             job_id = f"job-{next(self.ids)}"
             t0 = time.time()
-            token = self.fresh_token(self.gate.close_for(session, job_id, cap_seconds=cap))
+            token = self.fresh_token(session, self.gate.close_for(session, job_id, cap_seconds=cap))
             t1 = time.time()
             lease = min(LEASE, cap)
             hold = (t0 - EPS + lease, t1 + EPS + lease)
@@ -217,7 +217,7 @@ class GateMachine(RuleBasedStateMachine):
             assert not job.surely_live(t1), "a live hold was claimed"
             if not job.held:
                 assert job.claim_lo <= t1 + EPS, "a live claim was claimed again"
-            job.tokens.append(self.fresh_token(hold.token))
+            job.tokens.append(self.fresh_token(job.sid, hold.token))
             job.hold_lo, job.hold_hi = NEVER, NEVER
             job.claim_lo, job.claim_hi = t0 - EPS + CLAIM, t1 + EPS + CLAIM
             if slow_workers_finish_first and not (job.crashed or job.worker_done):

@@ -12,11 +12,19 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from tersify.contract import FallbackReason, JobOptions, Method, PendingSummary, ToolType
+from tersify.contract import (
+    FallbackReason,
+    JobOptions,
+    LineRange,
+    Method,
+    PendingSummary,
+    ToolType,
+)
 from tersify.settings import Settings
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
-from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider
+from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
+from tersify.worker.shrink.hashlines import hashline
 from tersify.worker.summarize.summarizer import Outcome, summarize
 from tests.fakemodel import FakeModelServer, RecordedRequest, answer, quoting, status
 
@@ -37,7 +45,13 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
     kind: Kind = request.param
     made: list[AnthropicProvider | OpenAIProvider] = []
 
-    def go(output: str = OUTPUT, *, settings: Settings = SETTINGS, **fields: Any) -> Outcome:
+    def go(
+        output: str = OUTPUT,
+        *,
+        settings: Settings = SETTINGS,
+        tool_type: ToolType = ToolType.COMMAND_OUTPUT,
+        **fields: Any,
+    ) -> Outcome:
         key, options = SecretStr("k"), {"connect_timeout": 1.0, "pool_size": 8}
         provider: AnthropicProvider | OpenAIProvider
         if kind == "anthropic":
@@ -47,7 +61,7 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
         made.append(provider)
         fields.setdefault("tool_name", "bash")
         job = PendingSummary.build(deadline_seconds=60, session_id="s", output=output, **fields)
-        return summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+        return summarize(job, tool_type, [Route(provider, CallGuard())], settings)
 
     yield go
     for provider in made:
@@ -176,7 +190,8 @@ def test_past_the_ceiling_the_job_sends_no_more_and_names_the_lines_no_model_rea
     outcome = run(query="which tests failed", options=JobOptions(model_read_max_chars=ceiling))
     windows, _ = windows_and_merge(fake_model)
     assert sum(len(text) for text in windows) <= ceiling
-    assert len(windows) == 3  # the picked lines, packed into as many windows as fit
+    sizes = [len(text) for text in windows]  # the picked lines, shared out evenly
+    assert len(sizes) <= 4 and min(sizes) > max(sizes) // 2
     assert outcome.unread_lines
     read = {n for text in windows for n in numbered(text)}
     for unread in outcome.unread_lines:
@@ -224,3 +239,92 @@ def test_an_output_under_the_window_that_its_numbers_push_over_is_read_whole_not
     assert {n for text in windows for n in numbered(text)} == set(range(1, 531))
     assert not any("output cut" in json.dumps(r.body) for r in fake_model.requests)
     assert f"301|{lines[300]}" in outcome.text.split("\n")
+
+
+@pytest.mark.parametrize("chars", [30_000, 70_000])
+def test_a_context_window_smaller_than_one_window_makes_more_windows_not_cut_ones(
+    chars: int, fake_model: FakeModelServer
+) -> None:
+    fake_model.set_default(quoting("FAILED"))
+    output = "\n".join(LOG)[:chars]
+    settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
+    provider = OpenAIProvider(
+        SecretStr("k"),
+        fake_model.openai_base_url,
+        "m",
+        connect_timeout=1.0,
+        pool_size=8,
+        context_tokens=6000,  # about 15,000 chars of user message beside the rest
+    )
+    try:
+        job = PendingSummary.build(
+            deadline_seconds=60, session_id="s", tool_name="bash", output=output
+        )
+        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+    finally:
+        provider.close()
+        compat.forget()
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    windows, merges = windows_and_merge(fake_model)
+    assert len(windows) >= chars // 16_000 and len(merges) == 1
+    assert all(len(text) < 16_000 for text in windows)
+    lines = len(output.split("\n"))
+    assert {n for text in windows for n in numbered(text)} == set(range(1, lines + 1))
+    assert not any("output cut" in json.dumps(r.body) for r in fake_model.requests)
+
+
+def test_windows_a_server_refuses_for_its_context_are_asked_again_in_smaller_ones(
+    fake_model: FakeModelServer,
+) -> None:
+    refusal = (
+        "This model's maximum context length is 6,000 tokens. However, you requested 19000 "
+        "tokens (18500 in the messages, 500 in the completion)."
+    )
+    output = "\n".join(LOG)[:70_000]
+    settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
+    fake_model.set_default(quoting("FAILED"))
+    fake_model.script([status(400, message=refusal), status(400, message=refusal)])
+    provider = OpenAIProvider(
+        SecretStr("sk-test-window"),
+        fake_model.openai_base_url,
+        "m",
+        connect_timeout=1.0,
+        pool_size=8,
+    )
+    try:
+        job = PendingSummary.build(
+            deadline_seconds=60, session_id="s", tool_name="bash", output=output
+        )
+        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+    finally:
+        provider.close()
+        compat.forget()
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    first, *again = [block(r)[1] for r in fake_model.requests if "tool_output" in user_text(r)]
+    assert len(first) > 30_000  # refused: a window the size of the setting
+    windows = again[1:]  # the second refused window, then the windows that fit
+    assert len(windows) > 2 and all(len(text) < 16_000 for text in windows)
+    assert all(w.read_by == "model" for w in outcome.windows)
+
+
+def test_a_long_file_is_read_in_windows_and_merged_around_its_relevant_range(
+    run: Summarize, fake_model: FakeModelServer
+) -> None:
+    source = [f"def handler_{n}(request):\n    return respond(request, {n})\n" for n in range(900)]
+    text = "".join(source)
+    fake_model.set_default(quoting(r"def handler_(7|450)\("))
+    fake_model.add_rule(
+        "Join the parts",
+        quoting(
+            r"def handler_(7|450)\(", prose="Handlers, one a line.", fields=("before", "after")
+        ),
+    )
+    job_lines = LineRange(start=1200, end=1210)
+    outcome = run(text, tool_name="read", relevant_lines=job_lines, tool_type=ToolType.FILE_CONTENT)
+    assert outcome.method is Method.LLM, outcome.fallback_detail
+    assert len(outcome.windows) >= 2
+    lines = outcome.text.split("\n")
+    assert lines[0] == "Handlers, one a line." and lines[-1] == "Handlers, one a line."
+    file_lines = text.split("\n")
+    for number in (15, 901, *range(1200, 1211)):  # quoted or relevant: exact hashlines
+        assert hashline(number, file_lines[number - 1]) in lines, number

@@ -86,7 +86,8 @@ def test_past_the_ceiling_the_engine_picks_the_evidence_the_head_and_the_tail() 
     lines[3100] = "ERROR: disk quota exceeded on /var/lib/data"
     source = plain_lines(lines)
     found = plan(source, reading_of(lines, "why did the write fail"), limit=9000, ceiling=27_000)
-    assert len(found.windows) == 3
+    sizes = [len(w.body) for w in found.windows]  # the picks shared out evenly
+    assert len(sizes) <= 4 and min(sizes) > max(sizes) // 2
     assert found.chars_sent <= 27_000
     read = {i for window in found.windows for i in window.shown}
     assert {0, 3100, 5999} <= read

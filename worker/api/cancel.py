@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-import redis
-import redis.asyncio
 from fastapi import APIRouter, Path, Request
 
 from tersify.client import AsyncProducer
 from tersify.client.cancel import Cancellation
-from tersify.errors import JobNotFoundError, RedisUnavailableError
+from tersify.errors import JobNotFoundError
 from tersify.settings import Settings
-from tersify.store import keys
 from tersify.worker.api.auth import Caller
 from tersify.worker.api.problems import documented
 from tersify.worker.redact import leaving_with
@@ -32,15 +29,11 @@ async def cancel_summary(
     request: Request,
 ) -> Cancellation:
     """Cancel the job: its state then (queued, running, finished) and its result now."""
-    if caller.scope is not None:
-        client: redis.asyncio.Redis = request.app.state.redis
-        try:
-            owner: Any = await client.hget(keys.job_meta(job_id), "session_id")  # type: ignore[misc]
-        except redis.RedisError as exc:
-            raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
-        if owner is None or not caller.allows(str(owner)):
-            raise JobNotFoundError(f"no job {job_id!r}")
     producer: AsyncProducer = request.app.state.producer
+    if caller.scope is not None:
+        owner = await producer.job_session(job_id)
+        if owner is None or not caller.allows(owner):
+            raise JobNotFoundError(f"no job {job_id!r}")
     cancelled = await producer.cancel(job_id)
     settings: Settings = request.app.state.settings
     return cancelled.model_copy(update={"result": leaving_with(cancelled.result, settings.redact)})

@@ -173,12 +173,8 @@ async def get_summary(
 async def _check_job_session(request: Request, caller: Caller, job_id: str) -> None:
     if caller.scope is None:
         return
-    client: redis.asyncio.Redis = request.app.state.redis
-    try:
-        owner = await _awaited(client.hget(keys.job_meta(job_id), "session_id"))
-    except redis.RedisError as exc:
-        raise RedisUnavailableError(f"could not read the job: {type(exc).__name__}") from None
-    if owner is None or not caller.allows(str(owner)):
+    owner = await _producer(request).job_session(job_id)
+    if owner is None or not caller.allows(owner):
         raise JobNotFoundError(f"no job {job_id!r}")
 
 

@@ -2,8 +2,14 @@
 
 Kombu spends one blocking round trip on the consumer's only thread for every delivered message
 (its unacked record) and another for every ack; those two were half of that thread's time under
-load. Here a batch of delivered messages is recorded in one transaction, and the acks since the
-last write ride in the same transaction.
+load. Here a batch of delivered messages is recorded in one round trip, and the acks since the
+last write ride in the same one.
+
+Kombu writes each in a transaction; here they are a plain pipeline, ordered so that a write cut
+short leaves nothing that outlives it: an index entry is written before its record and removed
+after it, and kombu's restore drops an index entry whose record is missing. A transaction would
+only add ``MULTI`` and ``EXEC``: the window it cannot close (a worker dying between taking
+messages and recording them) is kombu's own.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
 
     A delivered message is recorded in the unacked hash and index before its task starts, as
     in kombu; the messages of one ``BLMPOP`` are recorded together (``batch``), and the removals
-    of the messages acked since the last write ride in the same transaction, after the records.
+    of the messages acked since the last write ride in the same round trip, after the records.
     Acks are written before the consumer's next wait (at most ``brpop_timeout``, 1 s, later),
     at channel close, before unacked messages are restored, and whenever ``ACK_BATCH`` are
     pending. An ack still unwritten when the worker dies only means its message is redelivered
@@ -96,13 +102,16 @@ class QoS(_RedisQoS):  # type: ignore[misc]  # kombu ships no types for it
         if not records and not acked:
             return
         try:
-            with self.pipe_or_acquire() as pipe:
+            with (
+                self.channel.conn_or_acquire() as client,
+                client.pipeline(transaction=False) as pipe,
+            ):
                 if records:
                     pipe.zadd(self.unacked_index_key, {t: at for t, (at, _) in records.items()})
                     pipe.hset(self.unacked_key, mapping={t: r for t, (_, r) in records.items()})
                 if acked:
-                    pipe.zrem(self.unacked_index_key, *acked)
                     pipe.hdel(self.unacked_key, *acked)
+                    pipe.zrem(self.unacked_index_key, *acked)
                 pipe.execute()
         except BaseException:
             with self._pending_lock:  # not written: keep them for the next attempt

@@ -23,6 +23,10 @@ COMMANDS: Final[dict[str, tuple[str, str]]] = {
         "eval_compaction",
         "score compaction over real conversations (NAME.json + NAME.messages.json)",
     ),
+    "eval-reruns": (
+        "eval_reruns",
+        "score change summaries over consecutive runs of one command (NAME.json + NAME.N.txt)",
+    ),
     "forget": ("forget", "delete a session's jobs, outputs, results, held input and log files"),
     "gate": ("gate", "inspect a session's input gate"),
     "gateway": (

@@ -116,7 +116,7 @@ class Gateway:
         if gone.done() and not work.done() and not exchange.complete:
             work.cancel()
             metrics.DISCONNECTS.inc()
-            log.info("gateway_client_disconnected", path=scope["path"])
+            log.info("gateway_client_disconnected", api=_api_label(scope))
         gone.cancel()
         await asyncio.gather(work, gone, return_exceptions=True)
         if work.done() and not work.cancelled() and (exc := work.exception()) is not None:

@@ -152,9 +152,9 @@ class RewriteStore:
             if rewrite.ref is None or (link and stored):
                 continue
             clean, _ = payloads.clean_output(full)
-            digest, blob = payloads.encode(clean)
-            restores += [*payloads.stage(digest, blob, payload_ttl)]
-            restores += stage_output(
+            digest, blob = payloads.encode(clean, session_id)
+            restores.append(payloads.stage(session_id, digest, blob, payload_ttl))
+            link = stage_output(
                 rewrite.ref,
                 session_id,
                 digest,
@@ -162,8 +162,9 @@ class RewriteStore:
                 job_id=rewrite.job_id or None,
                 tool_type=rewrite.tool_type or None,
             )
-            restores += sessions.index_payload(session_id, digest, ttl)
-            restores += sessions.index_keys(session_id, (keys.output(rewrite.ref),), ttl)
+            restores.append(link)
+            owned = (keys.output(rewrite.ref),)
+            restores += sessions.index(session_id, ttl, owned=owned, digests=(digest,))
         if restores:
             await self._round(restores, "could not store outputs again")
 

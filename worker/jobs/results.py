@@ -56,16 +56,10 @@ def make_result(
     )
 
 
-def log_output(
-    rt: Runtime,
-    job: PendingSummary,
-    *,
-    logged: bool | None = None,
-    redactor: Redactor | None = None,
-) -> None:
+def log_output(rt: Runtime, job: PendingSummary, *, redactor: Redactor | None = None) -> None:
     """Append the full output to the session log; a failing disk degrades, never fails the job."""
     try:
-        rt.session_log.append_output(job, logged=logged, redactor=redactor)
+        rt.session_log.append_output(job, redactor=redactor)
     except OSError as exc:
         log.error("session_log_write_failed", error=f"{type(exc).__name__}: {exc.strerror}")
 
@@ -98,8 +92,10 @@ def store(
         ttl=rt.settings.result_ttl_seconds,
         session_id=result.session_id if token is not None else None,
         token=token,
-        writes=metrics.completion_writes(result) + also,
+        writes=also,
     )
+    if completion is CompletionOutcome.APPLIED:
+        metrics.Completions.of(rt.writes).add(result)
     metrics.observe(rt.writes, rt.settings, result, completion, gated=token is not None)
     seconds = (result.finished_at - result.queued_at).total_seconds()
     log.info(

@@ -30,7 +30,7 @@ from tersify.contract import (
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.store import keys, payloads
 from tersify.store.commands import Command
-from tersify.store.wire import parse_message
+from tersify.store.wire import MESSAGE_VERSION, parse_message
 from tersify.worker.jobs.deadletter import dead_letter
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
 from tersify.worker.redact import Redactor
@@ -58,19 +58,18 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         described = header.model_dump(mode="json", include=set(KEY_FIELDS))
         key = cache_key(message.payload, described, model)
     job_id = header.job_id
-    take: tuple[str, ...] = (
-        keys.result(job_id),
-        keys.payload(message.payload),
-        keys.logged(job_id),
-    )
-    take += (keys.started(job_id), *([key] if key is not None else []))
-    args: list[str | int] = [rt.settings.result_ttl_seconds, int(key is not None)]
+    take: tuple[str, ...] = (keys.job_state(job_id), keys.result(job_id))
+    take += (keys.payload(message.payload), *((key,) if key is not None else ()))
+    # a message from a producer before the job's progress mark: its result may exist without one
+    older = message.schema_version < MESSAGE_VERSION
+    flags = ("c" if key is not None else "") + ("o" if older else "")
+    args: list[str | int] = [rt.settings.result_ttl_seconds, flags]
     runs = run_key(header.tool_name, header.command) if rt.settings.rerun_window else None
     if runs is not None:
         take += (keys.session_runs(header.session_id),)
         args += [runs, rt.settings.rerun_window, keys.payload("")]
-    done, blob, logged, cached, entry, before = _take(rt.redis)(keys=take, args=args)
-    if done:
+    before, blob, cached, entry, earlier_blob = _take(rt.redis)(keys=take, args=args)
+    if before == b"D":
         log.info("job_skipped_duplicate", job_id=header.job_id)
         return None
     if blob is None:
@@ -87,9 +86,9 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         tool_type = message.tool_type or classified(job)
         trace_queue_wait(job, tool_type, started)
         redactor = Redactor(rt.redaction)  # one job, one set of placeholders
-        log_output(rt, job, logged=bool(logged), redactor=redactor)
+        log_output(rt, job, redactor=redactor)
         hit = rt.cache.parse(cached)
-        earlier = history.earlier(entry, before)
+        earlier = history.earlier(entry, earlier_blob)
         outcome = (
             rerun_traced(rt, job, tool_type, earlier, redactor)
             or hit
@@ -102,19 +101,23 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         return result
 
 
-# KEYS result, payload, logged, started[, cached answer][, the session's runs] · ARGV marker
-# TTL, 1 when KEYS[5] is the cached answer[, the run look-up's: history.LOOKUP] → whether the
-# result exists, the payload, whether the output is logged, the cached answer, the earlier run
-# and its payload (false when not asked or not there); marks the job started
+# KEYS progress, result, payload[, cached answer][, the session's runs] · ARGV progress TTL,
+# flags (c: KEYS[4] is the cached answer; o: an older producer's message, whose result may
+# exist with no progress mark)[, the run look-up's: history.LOOKUP] → the job's progress before
+# (false: no worker took it; T: one did; D: it has a result), the payload, the cached answer,
+# the earlier run and its payload (false when not asked or not there); marks the job taken
 _TAKE = (
     """
-local found = {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[2]) or false,
-  redis.call('EXISTS', KEYS[3]), false, false, false}
-redis.call('SET', KEYS[4], '1', 'EX', ARGV[1])
-local runs = 5
-if ARGV[2] == '1' then
-  found[4] = redis.call('GET', KEYS[5]) or false
-  runs = 6
+local before = redis.call('SET', KEYS[1], 'T', 'NX', 'EX', ARGV[1], 'GET')
+if not before and string.find(ARGV[2], 'o', 1, true) and redis.call('EXISTS', KEYS[2]) == 1 then
+  before = 'D'
+  redis.call('SET', KEYS[1], before, 'EX', ARGV[1])
+end
+local found = {before or false, redis.call('GET', KEYS[3]) or false, false, false, false}
+local runs = 4
+if string.find(ARGV[2], 'c', 1, true) then
+  found[3] = redis.call('GET', KEYS[4]) or false
+  runs = 5
 end
 if KEYS[runs] then"""
     + history.LOOKUP

@@ -13,14 +13,14 @@ from tersify.contract import (
     FallbackReason,
     Method,
     PendingSummary,
-    SummaryHeader,
     SummaryResult,
     ToolType,
     utcnow,
 )
 from tersify.errors import InvalidJobError, ProviderError
 from tersify.gate import ExpiredHold
-from tersify.store import keys, payloads
+from tersify.store import keys, payloads, records
+from tersify.store.commands import command, execute
 from tersify.worker.jobs.results import callback_url, log_output, make_result, store
 from tersify.worker.runtime.runtime import Runtime
 from tersify.worker.summarize.summarizer import fallback_outcome
@@ -85,18 +85,15 @@ def _why(rt: Runtime, taken: bool) -> ProviderError:
 
 def _rebuild(rt: Runtime, hold: ExpiredHold) -> tuple[PendingSummary | None, bool]:
     """The job behind ``hold`` (None: gone), and whether a worker ever took it."""
-    with rt.redis.pipeline(transaction=False) as pipe:
-        pipe.hgetall(keys.job_meta(hold.job_id))
-        pipe.exists(keys.started(hold.job_id))
-        meta, taken = pipe.execute()
-    assert isinstance(meta, dict)  # a blocking client answers with a dict
-    digest = meta.get(b"payload")
-    blob = rt.redis.get(keys.payload(digest.decode())) if isinstance(digest, bytes) else None
-    if blob is None or b"job" not in meta:
+    taking = (keys.job_state(hold.job_id), keys.started(hold.job_id))
+    raw, taken = execute(rt.redis, records.read(hold.job_id), command("exists", *taking))
+    record = records.parse(raw)
+    blob = rt.redis.get(keys.payload(record.payload)) if record is not None else None
+    if record is None or blob is None:
         log.error("expired_job_unrecoverable", job_id=hold.job_id, session_id=hold.session_id)
         return None, bool(taken)
     try:
-        job = SummaryHeader.model_validate_json(meta[b"job"]).with_output(payloads.decode(blob))
+        job = record.job.with_output(payloads.decode(blob))
     except (InvalidJobError, ValueError) as exc:
         log.error("expired_job_unrecoverable", job_id=hold.job_id, error=str(exc)[:200])
         return None, bool(taken)

@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import redis
@@ -26,7 +28,6 @@ from tersify.contract import DeadLetterReason, Method, Queue, SummaryResult
 from tersify.gate import CompletionOutcome
 from tersify.settings import Settings
 from tersify.store import keys
-from tersify.store.commands import Command, command
 from tersify.worker.metrics.state import STATE_COUNTERS, STATE_GAUGES, StateCollector
 from tersify.worker.model.pricing import cost
 from tersify.worker.redact import KINDS
@@ -220,17 +221,47 @@ def _count_tokens(
         writes.submit(lambda pipe: tenants.add_spend(pipe, tenant, usd, result.finished_at))
 
 
-def completion_writes(result: SummaryResult) -> tuple[Command, ...]:
-    """The shared counts of a stored result, written in the same step as the result when it is
-    applied (a late result is no second summary): the re-read share's denominator and the
-    record of recent finishes that ``tersify status`` reads from any host (``trim_recent``
-    keeps it bounded)."""
-    kind = rereads.field(result.tool_type.value, result.method.value)
-    at = result.finished_at.timestamp()
-    return (
-        command("hincrby", keys.SUMMARIES, kind, 1),
-        command("zadd", keys.RECENT_COMPLETIONS, at, result.job_id),
-    )
+class Completions:
+    """The shared counts of this process's applied results (a late result is no second
+    summary), written about once a second whatever the number of jobs (``WriteBehind.every``):
+    the re-read share's denominator (one ``HINCRBY`` per kind) and the record of recent finishes
+    that ``tersify status`` reads from any host (one ``ZADD``; ``trim_recent`` keeps it
+    bounded). Its members name this process and a count, never a job or a session, so nothing
+    of a forgotten session can land after it. A crash loses at most a second of them."""
+
+    def __init__(self, writes: WriteBehind) -> None:
+        self._writes = writes
+        writes.every(self.write)
+        self._lock = threading.Lock()
+        self._kinds: dict[str, int] = {}
+        self._finished: dict[str, float] = {}
+        self._mark = uuid.uuid4().hex[:12]
+        self._count = 0
+
+    def add(self, result: SummaryResult) -> None:
+        """Count one applied result."""
+        kind = rereads.field(result.tool_type.value, result.method.value)
+        with self._lock:
+            self._kinds[kind] = self._kinds.get(kind, 0) + 1
+            self._count += 1
+            self._finished[f"{self._mark}:{self._count}"] = result.finished_at.timestamp()
+        self._writes.running()
+
+    @staticmethod
+    @cache
+    def of(writes: WriteBehind) -> Completions:
+        """The one accumulator sent through ``writes`` (one per process)."""
+        return Completions(writes)
+
+    def write(self, pipe: Any) -> None:
+        """Queue what accumulated since the last call on ``pipe``."""
+        with self._lock:
+            kinds, self._kinds = self._kinds, {}
+            finished, self._finished = self._finished, {}
+        for kind, count in kinds.items():
+            pipe.hincrby(keys.SUMMARIES, kind, count)
+        if finished:
+            pipe.zadd(keys.RECENT_COMPLETIONS, finished)
 
 
 def trim_recent(client: redis.Redis) -> None:

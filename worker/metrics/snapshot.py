@@ -14,7 +14,8 @@ from typing import Any
 import redis
 
 from tersify.contract import Queue
-from tersify.store import keys
+from tersify.gate.protocol import stored_holds
+from tersify.store import keys, sessions
 from tersify.worker.model.providers.registry import remote
 
 # Kombu's Redis transport keeps delivered, unacknowledged messages in this hash.
@@ -63,33 +64,25 @@ class GatedSession:
 
 def gated_sessions(client: redis.Redis, now: float, limit: int = 1000) -> list[GatedSession]:
     """Sessions with a live hold (expiry after ``now``), longest closed first, at most ``limit``."""
-    members = client.zrangebyscore(keys.gate_expiries(), f"({int(now * 1000)}", "+inf", 0, limit)
+    members = client.zrange(keys.gate_due(), 0, limit - 1)
     assert isinstance(members, list)  # a blocking client answers at once
-    jobs: dict[str, int] = {}
-    for member in members:
-        session_id = text(member).split("\n", 1)[0]
-        jobs[session_id] = jobs.get(session_id, 0) + 1
+    names = [text(member) for member in members]
     with client.pipeline(transaction=False) as pipe:
-        for session_id in jobs:
+        for session_id in names:
             pipe.llen(keys.gate_held(session_id))
-            pipe.hvals(keys.gate_jobs(session_id))
+            pipe.hget(keys.session(session_id), sessions.GATE)
         replies = pipe.execute()
-    sessions = []
-    for i, (session_id, count) in enumerate(jobs.items()):
-        held, records = replies[2 * i], replies[2 * i + 1]
-        closed_at = [_closed_at_ms(r) for r in records]
-        since = min((c for c in closed_at if c is not None), default=now * 1000)
+    found = []
+    now_ms = now * 1000
+    for i, session_id in enumerate(names):
+        held, gate = replies[2 * i], replies[2 * i + 1]
+        live = [h for h in stored_holds(gate) if h.live(now_ms)]
+        if not live:
+            continue
+        since = min(h.closed_at_ms for h in live)
         closed = max(0.0, now - since / 1000)
-        sessions.append(GatedSession(session_id, count, int(held), round(closed, 3)))
-    return sorted(sessions, key=lambda s: s.closed_seconds, reverse=True)
-
-
-def _closed_at_ms(raw: object) -> float | None:
-    try:
-        value = json.loads(text(raw)).get("closed_at_ms")
-    except (ValueError, AttributeError):
-        return None
-    return float(value) if isinstance(value, int | float) else None
+        found.append(GatedSession(session_id, len(live), int(held), round(closed, 3)))
+    return sorted(found, key=lambda s: s.closed_seconds, reverse=True)
 
 
 def circuit_states(client: redis.Redis) -> dict[str, str]:

@@ -16,17 +16,21 @@ there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Final
 
 from tersify.text.signals import Kind
 from tersify.worker.rerun.diff import RunDiff, RunLine
 from tersify.worker.rerun.history import Run
+from tersify.worker.rerun.volatile import normalized_line
 from tersify.worker.shrink import clip
 
 LINE_CHARS: Final = 300
 """The longest line shown whole; a longer one is clipped with '…'."""
 GONE_CHARS: Final = 200
 """The longest line of the earlier run shown; a longer one is clipped."""
+WAS_WORDS: Final = 40
+"""The most of a changed line's earlier words shown inline; more: its earlier line whole."""
 KEPT_ROOM: Final = 300
 """Most room for the failures this run still shares with the earlier one (then counted)."""
 _STILL_LINE: Final = 60
@@ -67,20 +71,52 @@ def gone(line: RunLine) -> str:
 
 
 def changed(new: RunLine, old: RunLine) -> str:
-    """A changed line: ``~ 12| new`` and its earlier text under it."""
+    """A changed line: ``~ 12| new`` and what it was, inline when a few words changed
+    (``[was: PASS]``), else its earlier text under it."""
+    words = was_words(new.text, old.text)
+    if words is not None:
+        return f"{shown(new, '~')}  [was: {words}]"
     return f"{shown(new, '~')}\n    was: {clip(old.text.strip(), GONE_CHARS, ellipsis=True)}"
 
 
-def _telling(new: RunLine, old: RunLine) -> bool:
-    """Whether a changed line must be shown: a failure, or a verdict, on either side."""
-    return new.failure or old.failure or Kind.VERDICT in (new.kind, old.kind)
+def was_words(new: str, old: str) -> str | None:
+    """The earlier line's words that changed (volatile parts aside), when they are few."""
+    before, after = old.split(), new.split()
+    matcher = SequenceMatcher(
+        None, [normalized_line(w) for w in before], [normalized_line(w) for w in after]
+    )
+    changed = []
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if not any(c.isalpha() for c in "".join(before[i1:i2])):
+            i2 = min(len(before), i2 + 1)  # a count says what it counts with the word after it
+        changed.append(" ".join(before[i1:i2]))
+    text = " … ".join(part for part in changed if part)
+    return text if text and len(text) <= WAS_WORDS else None
+
+
+def _telling(new: RunLine, old: RunLine, diff: RunDiff) -> bool:
+    """Whether a changed line must be shown: a failure or a verdict on either side, or a line
+    whose counts alone changed."""
+    return (
+        new.failure
+        or old.failure
+        or new.index in diff.counts
+        or Kind.VERDICT in (new.kind, old.kind)
+    )
+
+
+def _must(line: RunLine) -> bool:
+    """Whether a new line must be shown: a failure, or a verdict."""
+    return line.failure or line.kind is Kind.VERDICT
 
 
 def must_show(diff: RunDiff) -> list[str]:
-    """The entries no change summary may leave out: new failures, changed failures and
-    verdicts, in the order of this run's lines."""
-    entries = [(x.index, shown(x)) for x in diff.added if x.failure]
-    entries += [(new.index, changed(new, old)) for new, old in diff.changed if _telling(new, old)]
+    """The entries no change summary may leave out: new failures and verdicts, changed
+    failures, verdicts and counts, in the order of this run's lines."""
+    entries = [(x.index, shown(x)) for x in diff.added if _must(x)]
+    entries += [(n.index, changed(n, o)) for n, o in diff.changed if _telling(n, o, diff)]
     return [text for _, text in sorted(entries)]
 
 
@@ -94,8 +130,8 @@ def render(diff: RunDiff, earlier: Run, budget: int) -> Rendered:
     room = budget - sum(len(x) + 1 for x in lines) - (_STILL_LINE if diff.kept_failures else 0)
     optional = [gone(x) for x in diff.gone if x.failure]
     optional += [shown(x) for x in diff.added if x.kind is Kind.WARNING]
-    rest = [(x.index, shown(x)) for x in diff.added if not x.failure and x.kind is not Kind.WARNING]
-    rest += [(n.index, changed(n, o)) for n, o in diff.changed if not _telling(n, o)]
+    rest = [(x.index, shown(x)) for x in diff.added if not _must(x) and x.kind is not Kind.WARNING]
+    rest += [(n.index, changed(n, o)) for n, o in diff.changed if not _telling(n, o, diff)]
     optional += [text for _, text in sorted(rest)]
     optional += [gone(x) for x in diff.gone if not x.failure]
     left_out = 0

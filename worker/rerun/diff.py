@@ -11,28 +11,45 @@ the one the shrinks read (``tersify.text.signals``).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import Final
 
 from tersify.contract import ToolType
-from tersify.text.sanitize import sanitize
+from tersify.text.sanitize import lowercase, sanitize
 from tersify.text.signals import Kind, classify_line
 from tersify.worker.rerun.volatile import normalized_line, normalized_lines
+from tersify.worker.shrink import kind_of
+from tersify.worker.shrink.document import Hits
 
 FAILURES: Final = frozenset({Kind.ERROR, Kind.EXIT, Kind.PROBLEM})
 """The signals of a line that reports a failure or an error."""
 _REPORTED: Final = re.compile(
-    r"[ \t]*(?:\[[^\]\n]{0,40}\][ \t]*)*(?:error|fatal|panic|failed|failure|critical)\b",
+    r"[ \t\-*=>#!]*(?:\[[^\]\n]{0,40}\][ \t]*)*"
+    r"(?:error|fatal|panic|fail|failed|failure|critical)\b",
     re.IGNORECASE,
 )
-"""A line that starts by saying it reports an error, whatever follows (a long message reads as
-prose to the shrinks' signals; here it must still count as a failure)."""
+"""A line whose first word (after markers: dashes, stars, arrows, bracketed tags) says it
+reports a failure or an error, whatever follows: a long message reads as prose to the shrinks'
+signals, a bare ``FAIL:`` as nothing; here either must count as a failure."""
 ALIKE: Final = 0.6
 """How alike (difflib's ratio) a new line and a gone one must read to be one changed line."""
 _COUNT: Final = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_VERDICT_WORDS: Final = re.compile(
+    r"\b(?:pass|passed|passes|passing|ok|success|succeeded|fail|failed|fails|failing|failure|"
+    r"error|errors|errored|skip|skipped|xfail|xfailed|xpass|xpassed)\b|[✓✔✗✘]",
+    re.IGNORECASE,
+)
 _MOST_COMPARED: Final = 4_000
+_MORE_ANCHORS: Final = ("interrupt", "fault", "core dumped", "critical", "undefined", "unresolved")
+"""Words of failures the shrinks' salient words of a kind may lack."""
+_CANDIDATE: Final = re.compile(r"^[ \t]*E[ \t]{2}|\.[A-Za-z]{1,6}:\d+", re.MULTILINE)
+"""Lines that may report a failure without a salient word: an assertion's detail under an
+``E``, a place in a file."""
 """Most pairs of leftover lines compared for likeness (the rest stay new and gone)."""
 
 
@@ -57,6 +74,7 @@ class RunDiff:
     added: tuple[RunLine, ...]
     gone: tuple[RunLine, ...]
     changed: tuple[tuple[RunLine, RunLine], ...]  # (this run's line, the previous run's)
+    counts: frozenset[int]  # changed lines (their indices) that differ in counts or verdicts alone
     kept_failures: tuple[RunLine, ...]  # failure lines this run shares with the previous
     lines: int  # non-blank lines of this run
     previous_lines: int
@@ -77,10 +95,21 @@ class RunDiff:
         return sorted([*self.added, *(new for new, _ in self.changed)], key=lambda x: x.index)
 
 
+_DIAGNOSTIC: Final = re.compile(
+    r"[ \t]*(?:[\w.~-]*[/\\])*[\w.-]+\.[A-Za-z]{1,6}:\d+(?::\d+)?: (?!in [\w.<>]+\s*$)\S"
+)
+"""A command's line that starts at a place in a file (``pkg/a_test.go:95: want 2``): what a
+compiler, a linter or a test's own assertion reports there (a traceback's frame, ``a.py:3: in
+f``, reports nothing)."""
+
+
 def signal(line: str, tool_type: ToolType) -> Kind | None:
-    """What a line reports: the shrinks' signal, an error when the line starts by saying so."""
+    """What a line reports: the shrinks' signal; an error when the line starts by saying so or,
+    in a command's output, at a place in a file."""
     kind = classify_line(line, tool_type)
-    if kind not in FAILURES and _REPORTED.match(line):
+    if kind in FAILURES:
+        return kind
+    if _REPORTED.match(line) or (tool_type is ToolType.COMMAND_OUTPUT and _DIAGNOSTIC.match(line)):
         return Kind.ERROR
     return kind
 
@@ -104,35 +133,64 @@ def _unmatched(keys: list[str], common: Counter[str]) -> list[int]:
     return out
 
 
+def _matched(old: list[str], new: list[str]) -> tuple[list[int], list[int]]:
+    """The indices of the lines of ``old`` and of ``new`` left without a match: lines equal as
+    they are first, then the rest by their normalized text (equal lines normalize alike, so
+    this finds the same matches as normalizing all, at a fraction of the cost)."""
+    raw_old, raw_new = [x.strip() for x in old], [x.strip() for x in new]
+    same = Counter(x for x in raw_old if x) & Counter(x for x in raw_new if x)
+    left_old, left_new = _unmatched(raw_old, same), _unmatched(raw_new, same)
+    keys_old = normalized_lines("\n".join(old[i] for i in left_old)) if left_old else []
+    keys_new = normalized_lines("\n".join(new[i] for i in left_new)) if left_new else []
+    alike = Counter(k for k in keys_old if k) & Counter(k for k in keys_new if k)
+    gone = [left_old[j] for j in _unmatched(keys_old, alike)]
+    added = [left_new[j] for j in _unmatched(keys_new, alike)]
+    return gone, added
+
+
+def _failing(lines: list[str], tool_type: ToolType, skip: set[int]) -> list[int]:
+    """The indices of the lines (but ``skip``) that report a failure: each line holding one of
+    the kind's salient words, or a failure word or a place in a file, read by ``signal``."""
+    joined = "\n".join(lines)
+    hits = Hits(lowercase(joined))
+    at = hits.merged((*kind_of(tool_type).anchors, *_MORE_ANCHORS))
+    at += [m.start() for m in _CANDIDATE.finditer(joined)]
+    starts = list(accumulate((len(x) + 1 for x in lines[:-1]), initial=0))
+    found: set[int] = set()
+    kinds: dict[str, bool] = {}
+    for index in {bisect_right(starts, pos) - 1 for pos in at}:
+        if index in skip or not lines[index].strip():
+            continue
+        text = lines[index]
+        if text not in kinds:  # logs repeat themselves: read each distinct line once
+            kinds[text] = signal(text, tool_type) in FAILURES
+        if kinds[text]:
+            found.add(index)
+    return sorted(found)
+
+
 def compare(previous: str, current: str, tool_type: ToolType) -> RunDiff:
     """The lines ``current`` adds to ``previous``, the lines it lost, and the ones it changed."""
-    old_keys, new_keys = normalized_lines(previous), normalized_lines(current)
     old_text, new_text = run_lines(previous), run_lines(current)
-    common = Counter(k for k in old_keys if k) & Counter(k for k in new_keys if k)
-    added_at = _unmatched(new_keys, common)
-    gone_at = _unmatched(old_keys, common)
-    fresh = set(added_at)
+    gone_at, added_at = _matched(old_text, new_text)
 
     def line(texts: list[str], index: int) -> RunLine:
         return RunLine(index, texts[index], signal(texts[index], tool_type))
 
     added = [line(new_text, i) for i in added_at]
     gone = [line(old_text, i) for i in gone_at]
-    kept = [
-        found
-        for i, key in enumerate(new_keys)
-        if key and i not in fresh and (found := line(new_text, i)).failure
-    ]
-    pairs = _pairs(added, gone)
+    kept = [line(new_text, i) for i in _failing(new_text, tool_type, set(added_at))]
+    pairs, counts = _pairs(added, gone)
     paired_new = {new.index for new, _ in pairs}
     paired_old = {old.index for _, old in pairs}
     return RunDiff(
         added=tuple(x for x in added if x.index not in paired_new),
         gone=tuple(x for x in gone if x.index not in paired_old),
         changed=tuple(sorted(pairs, key=lambda pair: pair[0].index)),
+        counts=counts,
         kept_failures=tuple(kept),
-        lines=sum(1 for k in new_keys if k),
-        previous_lines=sum(1 for k in old_keys if k),
+        lines=sum(1 for x in new_text if x.strip()),
+        previous_lines=sum(1 for x in old_text if x.strip()),
     )
 
 
@@ -142,30 +200,49 @@ def counted(text: str) -> str:
     return _COUNT.sub("#", normalized_line(text))
 
 
-def _pairs(added: list[RunLine], gone: list[RunLine]) -> list[tuple[RunLine, RunLine]]:
-    """New and gone lines that are one line changed: alike but for counts first, then read
-    alike.
+def verdicted(text: str) -> str:
+    """A line with its counts and its verdict words marked: an item's line that passed and
+    now fails (or the other way round) shares it."""
+    return _VERDICT_WORDS.sub("?", counted(text))
 
-    A failure line is never paired: a failure that reads otherwise is a new failure (and
-    perhaps one gone), not the same one changed.
-    """
-    added = [new for new in added if not new.failure]
-    gone = [old for old in gone if not old.failure]
-    by_shape: dict[str, list[RunLine]] = defaultdict(list)
+
+def _same_by(
+    key: Callable[[str], str], added: list[RunLine], gone: list[RunLine]
+) -> tuple[list[tuple[RunLine, RunLine]], list[RunLine], list[RunLine]]:
+    """New and gone lines paired where ``key`` reads them alike (in order), and the rest of
+    each side."""
+    by_key: dict[str, list[RunLine]] = defaultdict(list)
     for old in gone:
-        by_shape[counted(old.text)].append(old)
+        by_key[key(old.text)].append(old)
     pairs: list[tuple[RunLine, RunLine]] = []
     left: list[RunLine] = []
     for new in added:
-        same = by_shape.get(counted(new.text))
+        same = by_key.get(key(new.text))
         if same:
             pairs.append((new, same.pop(0)))
         else:
             left.append(new)
     taken = {old.index for _, old in pairs}
-    rest = [old for old in gone if old.index not in taken]
+    return pairs, left, [old for old in gone if old.index not in taken]
+
+
+def _pairs(
+    added: list[RunLine], gone: list[RunLine]
+) -> tuple[list[tuple[RunLine, RunLine]], frozenset[int]]:
+    """New and gone lines that are one line changed: alike but for a verdict word (an item
+    that now passes, or fails), alike but for counts, then read alike.
+
+    Otherwise a failure line is never paired: a failure that reads otherwise is a new failure
+    (and perhaps one gone), not the same one changed.
+    """
+    pairs, added, gone = _same_by(verdicted, added, gone)
+    added = [new for new in added if not new.failure]
+    gone = [old for old in gone if not old.failure]
+    counted_pairs, left, rest = _same_by(counted, added, gone)
+    pairs += counted_pairs
+    counts = frozenset(new.index for new, _ in pairs)
     if not left or not rest or len(left) * len(rest) > _MOST_COMPARED:
-        return pairs
+        return pairs, counts
     for new in left:
         matcher = SequenceMatcher(None, b=new.text, autojunk=False)
         best, best_ratio = None, ALIKE
@@ -179,4 +256,4 @@ def _pairs(added: list[RunLine], gone: list[RunLine]) -> list[tuple[RunLine, Run
         if best is not None:
             pairs.append((new, best))
             rest.remove(best)
-    return pairs
+    return pairs, counts

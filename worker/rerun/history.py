@@ -28,16 +28,16 @@ LOOKUP: Final = """
 local head = ARGV[3] .. '\\n'
 for _, entry in ipairs(redis.call('LRANGE', KEYS[runs], 0, tonumber(ARGV[4]) - 1)) do
   if string.sub(entry, 1, #head) == head then
-    found[5] = entry
+    found[4] = entry
     local digest = string.match(entry, '^[^\\n]*\\n([^\\n]*)\\n')
-    if digest then found[6] = redis.call('GET', ARGV[5] .. digest) or false end
+    if digest then found[5] = redis.call('GET', ARGV[5] .. digest) or false end
     break
   end
 end
 """
 """The take script's part that finds the earlier run: ``KEYS[runs]`` is the session's list,
-ARGV 3–5 the run key, the window and the payload keys' prefix; ``found[5]`` is the entry and
-``found[6]`` the earlier output's stored payload."""
+ARGV 3–5 the run key, the window and the payload keys' prefix; ``found[4]`` is the entry and
+``found[5]`` the earlier output's stored payload."""
 
 
 class Done(Protocol):

@@ -33,6 +33,7 @@ from tersify.worker.rerun.prompt import SYSTEM, diff_view, rerun_request
 from tersify.worker.shrink import extract
 from tersify.worker.shrink.textcut import ELLIPSIS
 from tersify.worker.summarize.grounding import INSTRUCTIONS, Source
+from tersify.worker.summarize.prompts import SummaryPrompt
 from tersify.worker.summarize.summarizer import Outcome, ask_model, job_settings, summarize
 
 log = structlog.get_logger("tersify.rerun")
@@ -122,9 +123,24 @@ def _ask(
     settings: Settings,
     redactor: Redactor,
 ) -> Outcome:
-    """The model's account of what changed: it reads the earlier summary and the diff, both
-    as the redactor leaves them (secrets as placeholders)."""
+    """The model's account of what changed (``model_request``)."""
     remaining = job.deadline.timestamp() - time.time()
+    sent, prompt, source = model_request(job, tool_type, earlier, settings, redactor)
+    first_model = job.options.model if job.options is not None else None
+    deadline = time.monotonic() + remaining
+    return ask_model(prompt, sent, routes, settings, deadline, first_model, source)
+
+
+def model_request(
+    job: PendingSummary,
+    tool_type: ToolType,
+    earlier: Earlier,
+    settings: Settings,
+    redactor: Redactor,
+) -> tuple[PendingSummary, SummaryPrompt, Source]:
+    """What the model is asked of a re-run: the job as it is sent, the request (the earlier
+    summary and the diff, both as the redactor leaves them: secrets as placeholders) and what
+    its answer's prose is grounded in."""
     sent = redactor.job(job, Scope.MODEL)
     before = redactor.redact_for(Scope.MODEL, earlier.output)
     summary = redactor.redact_for(Scope.MODEL, earlier.run.summary)
@@ -143,9 +159,7 @@ def _ask(
         sent.output, before, summary, job.tool_name, job.command, job.query, SYSTEM, INSTRUCTIONS,
         sizes,
     )  # fmt: skip
-    first_model = job.options.model if job.options is not None else None
-    deadline = time.monotonic() + remaining
-    return ask_model(prompt, sent, routes, settings, deadline, first_model, source)
+    return sent, prompt, source
 
 
 def _completed(answer: str, diff: RunDiff, earlier: Earlier) -> str:

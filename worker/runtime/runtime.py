@@ -65,7 +65,6 @@ class Runtime:
             settings.session_log_dir,
             client,
             marker_ttl=settings.result_ttl_seconds,
-            writes=writes,
             redact=redaction,
             max_bytes=settings.session_log_max_bytes,
             retention_days=settings.session_log_retention_days,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tersify.classify import classify
+from tersify.client.outputs import new_output_ref
 from tersify.contract import Method, PendingSummary, ToolType
 from tersify.settings import Settings
 from tersify.worker.rerun.history import SessionRuns
@@ -46,6 +47,7 @@ def job_of(output: ToolOutput, deadline_seconds: float) -> PendingSummary:
         tool_name=output.tool_name[:_NAME_CHARS] or "unknown",
         command=output.command[:_COMMAND_CHARS] if output.command else None,
         output=output.text,
+        output_ref=new_output_ref(),  # as a producer gives it: a re-run names its earlier one
     )
 
 

@@ -1,6 +1,8 @@
 """The local shrinks that need no network, as a library: ``extract`` (the extractive
 summarizer), ``fallback_truncate`` (the type-aware fallback) and ``model_view`` (what a model
-reads of an output past its input cap), with the numbered views a model quotes from.
+reads of an output past its input cap), with the numbered views a model quotes from and the
+windows a longer output is read in (``windows``: line-aligned, the engine's picks past the
+job's ceiling).
 
 Inside: one engine (``engine``) picks whole records by worth under a budget from a
 ``Reading`` — a ``Doc`` (the text and everything computed once over it) read for one tool kind

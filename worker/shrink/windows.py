@@ -27,9 +27,6 @@ OVERLAP_LINES = 8
 """Lines a window repeats from the one before it (when windows read every line)."""
 OVERLAP_SHARE = 10
 """Repeated lines take at most 1/OVERLAP_SHARE of a window."""
-PACKING_SHARE = 20
-"""Past the ceiling, the engine picks 1/PACKING_SHARE of a window less per window, so its
-picks fit in as many windows as the ceiling holds."""
 MARKER_ROOM = 24
 """What a ``… N lines …`` marker between picked lines costs at most."""
 
@@ -153,9 +150,7 @@ def plan(source: NumberedLines, reading: Reading, *, limit: int, ceiling: int) -
     windows = split(source, limit)
     if sum(len(w.body) for w in windows) <= ceiling:
         return WindowPlan(source, tuple(windows), ())
-    # Room for the windows' edges: lines rarely fill a window exactly.
-    count = -(-ceiling // limit)
-    picked = choose_lines(reading, ceiling - count * (limit // PACKING_SHARE), source)
+    picked = choose_lines(reading, ceiling, source)
     windows = split(source, limit, picked=picked)
     return WindowPlan(source, tuple(windows), unread_runs(len(source.lines), windows))
 

@@ -6,9 +6,10 @@ new one started (the names: ``lognames``); files untouched for ``retention_days`
 ``prune``; ``forget_files`` deletes a session's files at once.
 
 Appends are single ``write`` calls on an ``O_APPEND`` descriptor under an exclusive ``flock``,
-so several worker processes can append to one session's file. An output is written at most once
-per job id: a Redis marker is set after the line is on disk, so a crash between the two can
-repeat a line but never lose one; readers de-duplicate by ``(kind, job_id)``.
+so several worker processes can append to one session's file. A job's output is written by the
+worker that runs it, and again by whoever runs it again (a redelivery, the sweeper): a line may
+repeat, never go missing, and readers de-duplicate by ``(kind, job_id)``. A compaction's
+messages are written once: a Redis marker is set after the line is on disk.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from tersify.worker.store.lognames import (
     session_file,
     session_files,
 )
-from tersify.worker.store.writebehind import WriteBehind
 
 __all__ = [
     "SessionLog",
@@ -57,7 +57,6 @@ class SessionLog:
         client: redis.Redis,
         *,
         marker_ttl: int,
-        writes: WriteBehind | None = None,
         redact: frozenset[Scope] = frozenset(),
         max_bytes: int = 64 * 1024 * 1024,
         retention_days: float = 0.0,
@@ -65,38 +64,22 @@ class SessionLog:
         self.directory = directory
         self._redis = client
         self._marker_ttl = marker_ttl
-        self._writes = writes
         self._redact = redact
         self._max_bytes = max_bytes
         self._retention_seconds = retention_days * 86_400
 
-    def append_output(
-        self, job: PendingSummary, *, logged: bool | None = None, redactor: Redactor | None = None
-    ) -> bool:
-        """Write the job's full output once; False when it was already logged.
+    def append_output(self, job: PendingSummary, *, redactor: Redactor | None = None) -> None:
+        """Write the job's full output.
 
         Under ``TERSIFY_REDACT=...,log`` its secrets are written as the job's placeholders
-        (``redactor``, else a fresh one).
-
-        ``logged`` is whether the job's marker exists, when the caller read it already (the
-        worker reads it with the job's payload, in one round trip). The marker is set after the
-        write, behind the job when a ``WriteBehind`` is given: a crash before it lands means a
-        redelivered job writes its output twice, never zero times.
+        (``redactor``, else a fresh one). A job is written once by the worker that runs it; one
+        that runs again (redelivered after its worker died, or finished by the sweeper after
+        its lease ran out) is written again, never zero times, and readers de-duplicate by
+        ``(kind, job_id)``.
         """
-        marker = keys.logged(job.job_id)
-        if logged is None:
-            logged = bool(self._redis.exists(marker))
-        if logged:
-            return False
         job = (redactor or Redactor(self._redact)).job(job, Scope.LOG)
         entry = {"kind": "output", **job.model_dump(mode="json")}
         self._append(job.session_id, entry)
-        if self._writes is None:
-            self._redis.set(marker, b"1", ex=self._marker_ttl)
-        else:
-            ttl = self._marker_ttl
-            self._writes.submit(lambda pipe: pipe.set(marker, b"1", ex=ttl))
-        return True
 
     def append_compaction(self, job: CompactionJob, redactor: Redactor | None = None) -> bool:
         """Write a compaction job's full messages once; False when they were already logged.

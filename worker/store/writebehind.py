@@ -7,14 +7,18 @@ shared record of recent completions that ``tersify status`` reads, a circuit bre
 after an ordinary success. Those are queued here and sent together, one pipeline per
 ``interval`` at most, from one thread.
 
+Counts that many jobs add to (``every``) are sent once per ``period`` (a second) whatever the
+number of jobs: one command per count, not one per job.
+
 They are best effort by design. A write lost to a crash or to an unreachable Redis costs at
-most a repeated session-log entry on redelivery, a completion missing from the status rates, or
-a failure count that a later success resets; each caller's docstring says which.
+most a cached summary made again, a second of completions missing from the status rates, or a
+failure count that a later success resets; each caller's docstring says which.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -30,9 +34,19 @@ Write = Callable[[Any], object]  # given a non-transactional pipeline, queues co
 class WriteBehind:
     """Queue fire-and-forget Redis writes; a daemon thread sends them in batches."""
 
-    def __init__(self, client: redis.Redis, *, interval: float = 0.02, limit: int = 10_000) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        interval: float = 0.02,
+        limit: int = 10_000,
+        period: float = 1.0,
+    ) -> None:
         self._client = client
         self._interval = interval
+        self._period = period
+        self._periodic: list[Write] = []
+        self._due = 0.0  # monotonic: when the periodic writes are sent next
         self._pending: deque[Write] = deque(maxlen=limit)  # the oldest go first when Redis is gone
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -50,12 +64,28 @@ class WriteBehind:
             self._start()
         self._wake.set()
 
-    def flush(self) -> int:
-        """Send everything queued now, in the caller's thread; the number of writes sent."""
+    def every(self, write: Write) -> None:
+        """Run ``write`` with the batch about once a ``period`` (it writes what accumulated),
+        once the thread runs (``running``)."""
+        with self._send_lock:
+            self._periodic.append(write)
+
+    def running(self) -> None:
+        """Make sure the thread runs, without sending anything now (a periodic write has
+        something to send)."""
+        if self._thread is None and not self._closed:
+            self._start()
+
+    def flush(self, *, periodic: bool = False) -> int:
+        """Send everything queued now (and the periodic writes: ``periodic``), in the caller's
+        thread; the number of writes sent."""
         with self._send_lock:
             batch: list[Write] = []
             while self._pending and len(batch) < 1000:
                 batch.append(self._pending.popleft())
+            if periodic or time.monotonic() >= self._due:
+                self._due = time.monotonic() + self._period
+                batch += self._periodic
             if not batch:
                 return 0
             try:
@@ -75,7 +105,7 @@ class WriteBehind:
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
-        while self.flush():
+        while self.flush(periodic=True) > len(self._periodic):
             pass
 
     def _start(self) -> None:
@@ -88,9 +118,10 @@ class WriteBehind:
 
     def _run(self) -> None:
         while not self._closed:
-            if not self._wake.wait(timeout=1.0):
+            if not self._wake.wait(timeout=self._period):
+                self.flush()  # the periodic writes, when due
                 continue
             self._stop.wait(self._interval)  # let a batch gather; close() cuts it short
             self._wake.clear()
-            while self.flush() and not self._closed:
+            while self._pending and self.flush() and not self._closed:
                 pass

@@ -27,13 +27,19 @@ from tersify.settings import Settings
 from tersify.text.binary import describe as describe_binary
 from tersify.worker.model import pricing
 from tersify.worker.model.calls import Route, RoutedCompletion
+from tersify.worker.model.providers.base import Provider
 from tersify.worker.redact import Redactor, Scope
 from tersify.worker.shrink import extract, fallback_truncate
 from tersify.worker.summarize.asking import AnswerCheck, ask_checked
-from tersify.worker.summarize.fit import fitted_request
+from tersify.worker.summarize.fit import fitted_request, fitted_settings
 from tersify.worker.summarize.grounding import Source, check_grounding, check_source
 from tersify.worker.summarize.prompts import SummaryPrompt
-from tersify.worker.summarize.windowed import Layout, layout, summarize_windows
+from tersify.worker.summarize.windowed import (
+    Layout,
+    layout,
+    past_one_window,
+    summarize_windows,
+)
 
 log = structlog.get_logger("tersify.summarize")
 
@@ -117,23 +123,63 @@ def summarize(
     sent = (redactor or Redactor(settings.redact)).job(job, Scope.MODEL)
     first_model = job.options.model if job.options is not None else None
     deadline = time.monotonic() + remaining
-    prompt: SummaryPrompt | None = None
+    provider = routes[0].provider
+    asked: Layout | SummaryPrompt | None = None
     try:
-        found = layout(sent, tool_type, settings)
-        if found is not None:
-            return windows_outcome(found, sent, tool_type, routes, settings, deadline, first_model)
-        prompt = fitted_request(sent, tool_type, settings, routes[0].provider)
-        return ask_model(prompt, sent, routes, settings, deadline, first_model)
+        asked = read_plan(sent, tool_type, settings, provider)
+        if isinstance(asked, Layout):
+            return windows_outcome(asked, sent, tool_type, routes, settings, deadline, first_model)
+        return ask_model(asked, sent, routes, settings, deadline, first_model)
     except ProviderError as error:
-        if prompt is not None and error.reason is FallbackReason.CONTEXT_EXCEEDED:
-            refit = fitted_request(sent, tool_type, settings, routes[0].provider)  # window known
-            if len(refit.request.user) < len(prompt.request.user):
-                log.info("summary_request_refitted", chars=len(refit.request.user))
-                try:
-                    return ask_model(refit, sent, routes, settings, deadline, first_model)
-                except ProviderError as again:
-                    error = again
+        if error.reason is FallbackReason.CONTEXT_EXCEEDED and asked is not None:
+            try:  # the window is known now: smaller requests
+                again = refitted(asked, sent, tool_type, routes, settings, deadline, first_model)
+            except ProviderError as refused:
+                error = refused
+            else:
+                if again is not None:
+                    return again
         return fallback_outcome(job, tool_type, settings, error)
+
+
+def read_plan(
+    job: PendingSummary, tool_type: ToolType, settings: Settings, provider: Provider
+) -> Layout | SummaryPrompt:
+    """How ``job`` is read: one request, or windows no larger than ``provider``'s context
+    window holds (a context under one window turns a request it would cut into windows)."""
+    if past_one_window(job, settings):
+        found = layout(job, tool_type, fitted_settings(job, tool_type, settings, provider))
+        if found is not None:
+            return found
+    prompt = fitted_request(job, tool_type, settings, provider)
+    if prompt.request.input_truncated and not past_one_window(job, settings):
+        return layout(job, tool_type, fitted_settings(job, tool_type, settings, provider)) or prompt
+    return prompt
+
+
+def refitted(
+    asked: Layout | SummaryPrompt,
+    job: PendingSummary,
+    tool_type: ToolType,
+    routes: Sequence[Route],
+    settings: Settings,
+    deadline: float,
+    first_model: str | None,
+) -> Outcome | None:
+    """``job`` asked again in requests sized to the context window its first provider has
+    learned; None when they would be no smaller than ``asked``."""
+    provider = routes[0].provider
+    if isinstance(asked, Layout):
+        refit = layout(job, tool_type, fitted_settings(job, tool_type, settings, provider))
+        if refit is None or refit.window_chars >= asked.window_chars:
+            return None
+        log.info("summary_windows_refitted", windows=len(refit.plan.windows))
+        return windows_outcome(refit, job, tool_type, routes, settings, deadline, first_model)
+    prompt = fitted_request(job, tool_type, settings, provider)
+    if len(prompt.request.user) >= len(asked.request.user):
+        return None
+    log.info("summary_request_refitted", chars=len(prompt.request.user))
+    return ask_model(prompt, job, routes, settings, deadline, first_model)
 
 
 def windows_outcome(

@@ -64,17 +64,17 @@ class Layout:
 
     plan: WindowPlan
     reading: Reading
+    window_chars: int  # one request's window, the merge's too
     fixed: Quote = NO_QUOTE
 
 
 def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layout | None:
     """The windows ``job``'s output is read in; None when one request reads it (all of it, or
     as much as the job's ceiling allows, when that is under one window)."""
-    raw, limit, ceiling = job.output, settings.model_window_chars, settings.model_read_max_chars
-    lines = raw.count("\n") + raw.count("\r") + 1  # sanitizing only drops chars; a CR ends a line
-    if len(raw) + lines * (len(str(lines)) + _LABEL_ROOM) <= limit:
+    if not past_one_window(job, settings):
         return None  # the numbered text surely fits one request: nothing to lay out
-    clean = sanitize(raw)
+    limit, ceiling = settings.model_window_chars, settings.model_read_max_chars
+    clean = sanitize(job.output)
     kind = kind_of(tool_type)
     if not kind.numbered_file:
         doc = wrapped(clean)
@@ -84,14 +84,23 @@ def layout(job: PendingSummary, tool_type: ToolType, settings: Settings) -> Layo
             doc = as_doc(clean, kind)
             source, reading = plain_lines(doc.lines), Reading.of(doc, tool_type, job.query)
             found = plan(source, reading, limit=limit, ceiling=ceiling)
-        return Layout(found, reading) if len(found.windows) > 1 else None
+        return Layout(found, reading, limit) if len(found.windows) > 1 else None
     view = file_view(clean)
     source, reading = view.numbered(), view.reading(job.query)
     found = plan(source, reading, limit=limit, ceiling=ceiling)
     if len(found.windows) < 2:
         return None
     wanted = relevant_range(view, reading, job.relevant_lines)
-    return Layout(found, reading, range_quote(view, wanted, settings.max_verbatim_chars))
+    fixed = range_quote(view, wanted, settings.max_verbatim_chars)
+    return Layout(found, reading, limit, fixed)
+
+
+def past_one_window(job: PendingSummary, settings: Settings) -> bool:
+    """Whether ``job``'s numbered output may pass one window (a bound on its length and its
+    line count: no line is read for it)."""
+    raw = job.output
+    lines = raw.count("\n") + raw.count("\r") + 1  # sanitizing only drops chars; a CR ends a line
+    return len(raw) + lines * (len(str(lines)) + _LABEL_ROOM) > settings.model_window_chars
 
 
 def wrapped(clean: str) -> Doc:
@@ -149,7 +158,7 @@ def summarize_windows(
         tool_type,
         plan,
         parts,
-        limit=settings.model_window_chars,
+        limit=found.window_chars,
         max_summary_chars=settings.max_summary_chars,
         max_quote_chars=settings.max_quote_chars,
         fixed=found.fixed,

@@ -14,13 +14,17 @@ from typing import Any
 from formats import (
     aider,
     claude_code,
+    cline,
     codex,
     copilot_cli,
     crush,
     gemini,
+    kimi,
     mini_swe_agent,
     opencode,
     openhands,
+    pi,
+    specstory,
     swe_agent,
 )
 
@@ -38,4 +42,8 @@ FORMATS: dict[str, Converter] = {
     "aider-chat-history-md": aider.convert,
     "gemini-contents-json": gemini.convert,
     "crush-sqlite": crush.convert,
+    "specstory-md": specstory.convert,
+    "cline-ui-messages-json": cline.convert,
+    "pi-session-jsonl": pi.convert,
+    "kimi-context-jsonl": kimi.convert,
 }

@@ -22,6 +22,7 @@ from tersify.chat.calls import shell_command
 from tersify.chat.messages import Role, Turn
 from tersify.worker.compaction.facts.arguments import command as shaped_command
 from tersify.worker.compaction.facts.arguments import is_path
+from tersify.worker.compaction.facts.results import readable
 
 
 class Status(StrEnum):
@@ -228,6 +229,7 @@ def actions(turns: Sequence[Turn]) -> list[Action]:
             at, result = results.get(call.id, (index, None))
             output = result.content if result is not None else ""
             code = _exit_code(output) if result is not None else None
+            output = readable(output)
             flagged = turns[at].role is Role.USER  # a tool_result block, with its is_error flag
             status = _status(code, result.is_error, flagged) if result else Status.UNKNOWN
             found.append(Action(index, tool, arguments, command, output, status, code))

@@ -30,7 +30,7 @@ _RANGE_WORDS = frozenset(
     {"offset", "limit", "range", "line", "lines", "start", "end", "encoding", "view", "should"}
 )
 _SUBCOMMAND = re.compile(r"^[a-z][a-z_-]*$")
-_PATH = re.compile(r"^[\w.~@+/\\-][\w.~@+/\\,=-]*$")
+_PATH = re.compile(r"^(?:[A-Za-z]:[/\\])?[\w.~@+/\\-][\w.~@+/\\,=-]*$")
 _NOT_PATH = re.compile(r"^(-|/dev/|/proc/|[a-z]+://)|[*?$`{}\[\]]")
 _MAX_DEPTH = 4
 

@@ -18,7 +18,9 @@ from tersify.worker.compaction.facts.shell import parse_command, program
 _FILTERS = re.compile(r"(\s*2>&1)?(\s*\|\s*(head|tail|grep|less|cat|wc)\b[^|]*)*\s*$")
 _LOOK = frozenset(
     {"ls", "cat", "nl", "head", "tail", "grep", "rg", "find", "fd", "tree", "pwd", "echo",
-     "wc", "less", "more", "file", "stat", "which", "cd", "sed", "awk", "bat", "diff", "du"}
+     "wc", "less", "more", "file", "stat", "which", "cd", "sed", "awk", "bat", "diff", "du",
+     "get-content", "gc", "type", "get-childitem", "gci", "dir", "select-string", "sls",
+     "test-path", "get-item", "gi", "resolve-path", "findstr", "where", "set-location"}
 )  # fmt: skip
 _EDITS = frozenset({"rm", "mv", "cp", "touch", "mkdir", "tee", "chmod"})
 _GIT_LOOK = frozenset({"status", "log", "show", "diff", "branch", "blame", "ls-files", "grep"})
@@ -56,7 +58,7 @@ def _looks_only(command: str) -> bool:
             return False
         if name == "git" and args[:1] and args[0] in _GIT_LOOK:
             continue
-        if name not in _LOOK:
+        if name.lower() not in _LOOK:
             return False
     return bool(commands)
 

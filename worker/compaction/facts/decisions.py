@@ -1,22 +1,34 @@
-"""The agent's own statements of cause, choice, constraint and plan, in its own words.
+"""The agent's own statements of cause, choice, constraint, plan and finding, in its own words.
 
-A sentence of an assistant message counts when it states
+Every sentence of an assistant message (code, headings and very short ones aside) is read for
+the shapes of a statement:
 
 - a cause or a choice ("the root cause is", "the failure was", "the fix is", "instead of",
-  "rather than", "decided", "leaving … untouched"), or
-- a constraint, a plan or a reason about something it names: a file, a setting, a command or a
-  value (a backquoted span, a path, a ``--flag``, a ``NAME=value``, an upper-case setting, a
-  call, a number) together with what will or must be done or why ("will", "must", "should",
-  "never", "keep", "avoid", "I'm changing …", "because", "due to").
+  "rather than", "decided", "leaving … untouched");
+- a constraint, a plan or a reason ("will", "must", "should", "never", "keep", "avoid", "I'm
+  changing …", "because", "due to");
+- a finding ("`x` is not defined", "is pre-existing", "does not handle", "returns", "overrides");
+- what it names: a file, a setting, a command or a value (a backquoted span, a path, a
+  ``--flag``, a ``NAME=value``, an upper-case setting, a call, a number), and how often the
+  agent names those things elsewhere in the conversation (what it keeps coming back to);
+- against: narration of looking around ("let me check …", "I'll read …"), questions and
+  hedges ("Wait, …", "Maybe …").
 
-Narration of looking around ("let me check …", "I'll read …") and questions never count, nor
-does code. Causes and choices rank before plans, the latest first within each.
+Those features are weighed by a logistic model fitted on the ``tune/`` conversations of the
+compaction corpus (``tersify.worker.quality.compaction_fit``, which also reports how the
+weights do on each agent left out of the fit). A sentence counts when it states a cause or a
+choice, or a plan about something it names, or when the model finds it more likely a decision
+than not; questions and narration never count. The best scores are kept, the latest first
+among equals.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tersify.chat.messages import Role, Turn
 
@@ -62,44 +74,136 @@ _MAX_CHARS = 220
 _MIN_CHARS = 25
 
 
-def _strength(sentence: str) -> int:
-    """2: a cause or a choice; 1: a constraint or plan about something named; 0: neither."""
-    sentence = sentence.replace("\u2019", "'")  # a typographic apostrophe reads as one
-    if sentence.endswith("?") or _LOOKING.search(sentence):
-        return 0
-    if _STATES.search(sentence):
-        return 2
-    if _PLANS.search(sentence) and _THING.search(sentence):
-        return 1
-    return 0
+_HEDGE = re.compile(
+    r"^(?:wait|but|maybe|if|hmm|actually|perhaps|or|what if|let's see|so if)\b", re.IGNORECASE
+)
+_FIX = re.compile(
+    r"\b(?:fix(?:es|ed)?|chang(?:e|es|ed|ing)|replac\w*|add(?:s|ed|ing)?|remov\w*|updat\w*|"
+    r"renam\w*|switch\w*|bump\w*|set(?:s|ting)?|use|using|instead)\b",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:not\s+|never\s+|only\s+|already\s+)?(?:defined|missing|called|"
+    r"set|used|caused|pre-existing|the (?:cause|reason|problem|issue))|\b(?:does not|doesn't|"
+    r"did not|didn't|never|only)\s+\w+|\b(?:returns?|calls?|lacks?|ignores?|overrides?|"
+    r"inherits?)\b",
+    re.IGNORECASE,
+)
+_MODAL = re.compile(
+    r"\b(?:should|must|need(?:s)? to|has to|have to|shouldn't|mustn't|won't|will)\b", re.IGNORECASE
+)
+_LABEL = re.compile(r"^[\w '-]{2,30}:\s")
+_FIRST = re.compile(r"\b(?:I|we)(?:'m|'ll|'d| will| am| would)?\b")
+_NAMED = re.compile(r"`([^`\n]+)`|\b([\w.]+\([^)]*\))|((?:[\w.-]+/)+[\w.-]+)")
+
+FEATURES = (
+    "cause", "plan", "thing", "looking", "question", "hedge", "finding", "fix", "modal",
+    "salience", "report", "position", "length", "first", "label",
+)  # fmt: skip
+WEIGHTS = {
+    "cause": 2.44, "plan": 0.68, "thing": 1.52, "looking": -0.8, "question": -0.21,
+    "hedge": -1.17, "finding": 1.99, "fix": 1.84, "modal": 1.72, "salience": 0.29,
+    "report": 0.63, "position": -0.59, "length": -1.21, "first": -0.15, "label": 0.14,
+    "bias": -2.86,
+}  # fmt: skip
+"""Fitted by ``python -m tersify.worker.quality.compaction_fit tests/compaction-corpus/tune``."""
 
 
-def statements(text: str) -> list[tuple[int, str]]:
-    """(strength, sentence) for each statement of ``text`` that counts, in order."""
-    found: list[tuple[int, str]] = []
-    text = _CODE.sub(" ", text)  # code is not a statement
-    for sentence in _SENTENCE.split(text):
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A sentence of an assistant message, the turn it is in, and its features."""
+
+    index: int
+    text: str
+    features: tuple[float, ...]
+
+    @property
+    def counts(self) -> bool:
+        """True for a statement of cause or choice, or of a plan about something named, or
+        any other sentence the model scores as more likely a decision than not; never a
+        question or narration of looking around."""
+        named = dict(zip(FEATURES, self.features, strict=True))
+        if named["question"] or named["looking"]:
+            return False
+        return bool(named["cause"] or (named["plan"] and named["thing"]) or self.score > 0)
+
+    @property
+    def score(self) -> float:
+        """The fitted model's log-odds that this sentence states a decision."""
+        weighed = sum(
+            WEIGHTS[name] * value for name, value in zip(FEATURES, self.features, strict=True)
+        )
+        return WEIGHTS["bias"] + weighed
+
+
+def _names(sentence: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _NAMED.finditer(sentence)]
+
+
+def _features(sentence: str, salience: float, report: bool, position: float) -> tuple[float, ...]:
+    text = sentence.replace("\u2019", "'")  # a typographic apostrophe reads as one
+    found = {
+        "cause": bool(_STATES.search(text)),
+        "plan": bool(_PLANS.search(text)),
+        "thing": min(len(_THING.findall(text)), 3) / 3,
+        "looking": bool(_LOOKING.search(text)),
+        "question": text.rstrip().endswith("?"),
+        "hedge": bool(_HEDGE.search(text)),
+        "finding": bool(_FINDING.search(text)),
+        "fix": bool(_FIX.search(text)),
+        "modal": bool(_MODAL.search(text)),
+        "salience": salience,
+        "report": report,
+        "position": position,
+        "length": min(math.log(max(len(sentence), 2)) / math.log(_MAX_CHARS), 1.0),
+        "first": bool(_FIRST.search(text)),
+        "label": bool(_LABEL.match(text)),
+    }
+    return tuple(float(found[name]) for name in FEATURES)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message that may state something: code, headings and very short
+    ones left out, list marks and ``THOUGHT:`` prefixes removed."""
+    found: list[str] = []
+    for sentence in _SENTENCE.split(_CODE.sub(" ", text)):
         if sentence.lstrip().startswith("#"):
             continue  # a heading names a topic, it states nothing
         plain = _PREFIX.sub("", sentence.strip(" -*>\t"))
-        if len(plain) < _MIN_CHARS:
-            continue
-        strength = _strength(plain)
-        if strength:
-            short = plain if len(plain) <= _MAX_CHARS else plain[: _MAX_CHARS - 1] + "…"
-            found.append((strength, short))
+        if len(plain) >= _MIN_CHARS:
+            found.append(plain)
+    return found
+
+
+def statements(turns: Sequence[Turn]) -> list[Statement]:
+    """Every sentence of the assistant's messages in ``turns``, with its features."""
+    said = [
+        (index, sentence, not turn.calls)
+        for index, turn in enumerate(turns)
+        if turn.role is Role.ASSISTANT and turn.text.strip()
+        for sentence in sentences(turn.text)
+    ]
+    counts = Counter(name for _, sentence, _ in said for name in set(_names(sentence)))
+    top = math.log1p(max(counts.values(), default=1))
+    found: list[Statement] = []
+    for index, sentence, report in said:
+        salience = max((math.log1p(counts[n]) / top for n in _names(sentence)), default=0.0)
+        position = index / max(len(turns), 1)
+        found.append(Statement(index, sentence, _features(sentence, salience, report, position)))
     return found
 
 
 def decisions(turns: Sequence[Turn], limit: int = 12) -> list[tuple[int, str]]:
-    """The ``limit`` best statements (index, sentence): causes and choices first, then plans,
-    the most recent first within each."""
-    found: dict[str, tuple[int, int]] = {}
-    for index, turn in enumerate(turns):
-        if turn.role is not Role.ASSISTANT or not turn.text.strip():
+    """The ``limit`` best statements (index, sentence) of those that count: the highest scores
+    first, the most recent first among equals; each sentence once."""
+    best: dict[str, Statement] = {}
+    for statement in statements(turns):
+        if not statement.counts:
             continue
-        for strength, sentence in statements(turn.text):
-            found.pop(sentence, None)
-            found[sentence] = (strength, index)
-    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], -kv[1][1]))[:limit]
-    return [(index, text) for text, (_, index) in ranked]
+        short = statement.text
+        if len(short) > _MAX_CHARS:
+            short = short[: _MAX_CHARS - 1] + "…"
+        best.pop(short, None)
+        best[short] = statement
+    ranked = sorted(best.items(), key=lambda kv: (-round(kv[1].score, 6), -kv[1].index))
+    return [(statement.index, text) for text, statement in ranked[:limit]]

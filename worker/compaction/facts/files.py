@@ -3,9 +3,10 @@
 By shape, whatever the tool is called (``arguments``): an object of a call's arguments holding a
 file path beside new content, a replacement or a list of edits; patch text in any argument
 (``*** Update File: PATH``, unified diff headers ``--- a/PATH`` / ``+++ b/PATH``, also inside a
-quoted string with its new lines escaped); a shell command that changes files through ``sed
--i``, redirections, ``tee``, ``git mv/rm``, ``rm``, ``mv``, ``cp``, ``touch``, ``git
-checkout/restore`` (a revert) or a here-doc holding a patch. The edit tools of known agents
+quoted string with its new lines escaped); a shell command that changes files through a
+program (``programs``: ``sed -i``, ``tee``, ``git mv/rm/checkout/restore``, ``rm``, ``mv``,
+``cp``, ``touch``, PowerShell's and cmd's file commands, code that opens a file for writing),
+redirections, or a here-doc holding a patch. The edit tools of known agents
 (Edit, Write, str_replace_editor, apply_patch…) are read first by name: a fast path the shape
 rules do not need. Only real paths count: no flags, globs, variables, URLs or devices.
 """
@@ -22,6 +23,13 @@ from tersify.worker.compaction.facts.arguments import (
     is_path,
     strings,
     writes,
+)
+from tersify.worker.compaction.facts.edits import added_lines, patch_added, sed_added
+from tersify.worker.compaction.facts.programs import (
+    Change,
+    code_writes,
+    interpreted,
+    program_changes,
 )
 from tersify.worker.compaction.facts.shell import parse_command, program
 
@@ -47,7 +55,9 @@ _READ_ARGUMENTS = {
     "view": ("path", "file_path"),
     "open": ("path", "file_path"),
 }
-_READ_PROGRAMS = frozenset({"cat", "nl", "head", "tail", "less", "more", "bat"})
+_READ_PROGRAMS = frozenset(
+    {"cat", "nl", "head", "tail", "less", "more", "bat", "get-content", "gc", "type"}
+)
 _PATCH_FILE = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$", re.MULTILINE)
 _PATCH_MOVE = re.compile(r"^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
 _DIFF_PAIR = re.compile(r"^--- (?:a/)?(\S+)[^\n]*\n\+\+\+ (?:b/)?(\S+)[^\n]*\n(?=@@)", re.MULTILINE)
@@ -64,12 +74,14 @@ _NULL = "/dev/null"
 
 @dataclass(slots=True)
 class FileChange:
-    """A file that was changed: when last, how (verbs in order), where (functions, hunks)."""
+    """A file that was changed: when last, how (verbs in order), where (functions, hunks), and
+    the first lines its latest change added."""
 
     path: str
     last: int
     verbs: list[str] = field(default_factory=list)
     places: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
 
 
 def _argument(arguments: Mapping[str, Any], names: Iterable[str]) -> str | None:
@@ -87,10 +99,6 @@ def _definitions(*texts: Any) -> list[str]:
             if names:
                 return names[:2]
     return []
-
-
-Change = tuple[str, str, list[str]]
-"""A file changed: its path, how (a verb), where (function names or hunk headers)."""
 
 
 def _known_tool(action: Action) -> list[Change]:
@@ -189,34 +197,10 @@ def _shell_changes(command: str) -> list[Change]:
     found: list[Change] = [(t, "written by shell", []) for t in parsed.redirects]
     for words in parsed.commands:
         name, args = program(words)
-        found += _program_changes(name, args)
-    for body in parsed.heredocs:
-        found += patch_changes(body)
+        found += program_changes(name, args)
+    for body, opener in zip(parsed.heredocs, parsed.openers, strict=True):
+        found += code_writes(body) if interpreted(opener) else patch_changes(body)
     return [(p, v, w) for p, v, w in found if is_path(p)]
-
-
-def _program_changes(name: str, args: list[str]) -> list[Change]:
-    plain = [a for a in args if not a.startswith("-")]
-    if name == "sed" and any(a == "-i" or a.startswith(("-i", "--in-place")) for a in args):
-        script_given = any(a in ("-e", "--expression", "-f") for a in args)
-        files = plain if script_given else plain[1:]
-        return [(f, "sed -i", []) for f in files]
-    if name == "tee":
-        return [(f, "written by tee", []) for f in plain]
-    if name == "git" and plain[:1] in (["mv"], ["rm"], ["checkout"], ["restore"]):
-        sub, rest = plain[0], plain[1:]
-        if sub == "mv" and len(rest) == 2:
-            return [(rest[0], "moved away", []), (rest[1], "moved here", [])]
-        verb = "deleted" if sub == "rm" else "reverted"
-        return [(f, verb, []) for f in rest if sub == "rm" or "." in f.rsplit("/", 1)[-1]]
-    if name == "rm":
-        return [(f, "deleted", []) for f in plain]
-    if name in ("mv", "cp") and len(plain) == 2:
-        pair: list[Change] = [(plain[1], "copied here" if name == "cp" else "moved here", [])]
-        return pair + ([(plain[0], "moved away", [])] if name == "mv" else [])
-    if name == "touch":
-        return [(f, "created", []) for f in plain]
-    return []
 
 
 def changed_files(actions: Sequence[Action]) -> list[FileChange]:
@@ -226,6 +210,7 @@ def changed_files(actions: Sequence[Action]) -> list[FileChange]:
         found = _known_tool(action) or _shaped(action)
         if action.command:
             found += _shell_changes(action.command)
+        added = _added(action, {path for path, _, _ in found})
         done: set[str] = set()
         for path, verb, places in found:
             if path in done:
@@ -235,7 +220,28 @@ def changed_files(actions: Sequence[Action]) -> list[FileChange]:
             change.last = action.index
             change.verbs.append(verb)
             change.places = list(dict.fromkeys([*change.places, *places]))
+            change.added = added.get(path) or change.added
     return sorted(changes.values(), key=lambda c: -c.last)
+
+
+def _added(action: Action, paths: set[str]) -> dict[str, list[str]]:
+    """Per file an action changed, the first lines it added (``edits``)."""
+    per_file: dict[str, list[str]] = {}
+    texts = list(strings(action.arguments))
+    if action.command:
+        parsed = parse_command(action.command)
+        texts += parsed.heredocs
+        for words in parsed.commands:
+            name, args = program(words)
+            plain = [a for a in args if not a.startswith("-")]
+            if name == "sed" and len(plain) >= 2 and any(a.startswith("-i") for a in args):
+                per_file.update({f: sed_added(plain[0]) for f in plain[1:]})
+    for text in texts:
+        if "+++ " in text or "*** " in text:
+            per_file.update(patch_added(text))
+    if len(paths) == 1 and not per_file:
+        per_file = {next(iter(paths)): added_lines(action.arguments)}
+    return per_file
 
 
 def read_files(actions: Sequence[Action], changed: Iterable[str]) -> list[str]:
@@ -251,7 +257,7 @@ def read_files(actions: Sequence[Action], changed: Iterable[str]) -> list[str]:
         if action.command:
             for words in parse_command(action.command).commands:
                 name, args = program(words)
-                if name in _READ_PROGRAMS or (name == "sed" and "-n" in args):
+                if name.lower() in _READ_PROGRAMS or (name == "sed" and "-n" in args):
                     paths += [a for a in args if is_path(a) and not a.startswith("-")]
         for p in paths:
             seen[p] = action.index

@@ -128,7 +128,9 @@ def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]
     lines = [
         f"- {c.path}"
         if brief
-        else f"- {c.path}: {_verbs(c)}" + (f" ({', '.join(c.places)})" if c.places else "")
+        else f"- {c.path}: {_verbs(c)}"
+        + (f" ({', '.join(c.places)})" if c.places else "")
+        + "".join(f" +`{line}`" for line in c.added)
         for c in changes
         if c.path not in scratch and c.path not in temporary
     ]

@@ -1,8 +1,9 @@
 """Just enough shell reading to see what a command changed: its simple commands and redirections.
 
 A command line is cut at ``&&``, ``||``, ``;``, ``|`` and new lines (outside quotes), heredoc
-bodies are set apart (a heredoc may hold a whole file or a patch), and each simple command is
-split into words as a POSIX shell would, or at white space when the quoting is broken.
+bodies and PowerShell here-strings are set apart (they may hold a whole file, a patch or code),
+and each simple command is split into words as a POSIX shell would, or at white space when the
+quoting is broken; a command naming Windows paths (``C:\\dir\\file``) keeps its backslashes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 _HEREDOC = re.compile(
     r"<<-?\s*(['\"]?)([A-Za-z_][\w-]*)\1([^\n]*)\n(.*?)\n\s*\2[ \t]*(?=\n|$)", re.DOTALL
 )
+_HERESTRING = re.compile(r"@(['\"])[ \t]*\n(.*?)\n\1@", re.DOTALL)
+# A Windows path: a drive letter, or a backslash between names in an unquoted word
+_WINDOWS_PATH = re.compile(r"(?<!\w)[A-Za-z]:\\|(?:^|\s)[\w.~-]*[\w.]\\[\w.-]")
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 _REDIRECT = re.compile(r"(?<![0-9&<>])(>>?)\s*(?!&)([^\s;&|<>()]+)")
 _MAX_COMMAND_CHARS = 20_000
@@ -21,11 +25,13 @@ _MAX_COMMAND_CHARS = 20_000
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """A command line read: its simple commands as words, redirect targets, heredoc bodies."""
+    """A command line read: its simple commands as words, redirect targets, heredoc bodies
+    (and, for each, the program its opening line runs; empty for a here-string)."""
 
     commands: list[list[str]]
     redirects: list[str]
     heredocs: list[str]
+    openers: list[str]
 
 
 def _outside_quotes(text: str) -> list[tuple[int, int]]:
@@ -60,17 +66,36 @@ def _split(text: str) -> list[str]:
 
 
 def _words(segment: str) -> list[str]:
+    """The words of a simple command; with Windows paths in it, backslashes are kept."""
+    windows = bool(_WINDOWS_PATH.search(segment))
     try:
-        return shlex.split(segment, comments=False, posix=True)
+        words = shlex.split(segment, comments=False, posix=not windows)
     except ValueError:
         return segment.split()
+    if windows:
+        words = [w[1:-1] if len(w) > 1 and w[0] == w[-1] and w[0] in "'\"" else w for w in words]
+    return words
+
+
+def _opener(text: str, at: int) -> str:
+    """The program of the command whose line holds position ``at`` (where a heredoc opens)."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    segments = _split(line)
+    words = _words(segments[-1]) if segments else []
+    return program(words)[0] if words else ""
 
 
 def parse_command(command: str) -> Parsed:
     """The simple commands, redirect targets and heredoc bodies of ``command``."""
     text = command[:_MAX_COMMAND_CHARS]
-    heredocs = [m.group(4) for m in _HEREDOC.finditer(text)]
+    found = list(_HEREDOC.finditer(text))
+    heredocs = [m.group(4) for m in found]
+    openers = [_opener(text, m.start()) for m in found]
     text = _HEREDOC.sub(lambda m: m.group(3), text)  # the rest of the opening line stays
+    strings = list(_HERESTRING.finditer(text))
+    heredocs += [m.group(2) for m in strings]
+    openers += [""] * len(strings)
+    text = _HERESTRING.sub(" ", text)
     redirects: list[str] = []
     pieces: list[str] = []
     last = 0
@@ -80,7 +105,7 @@ def parse_command(command: str) -> Parsed:
         last = end
     plain = "".join(pieces) + text[last:]
     commands = [w for w in (_words(s) for s in _split(plain)) if w]
-    return Parsed(commands, redirects, heredocs)
+    return Parsed(commands, redirects, heredocs, openers)
 
 
 def program(words: list[str]) -> tuple[str, list[str]]:
@@ -90,4 +115,5 @@ def program(words: list[str]) -> tuple[str, list[str]]:
         rest = rest[1:]
     if not rest:
         return "", []
-    return rest[0].rsplit("/", 1)[-1], rest[1:]
+    name = re.split(r"[/\\]", rest[0])[-1]
+    return (name[:-4] if name.lower().endswith(".exe") else name), rest[1:]
