@@ -18,6 +18,8 @@ from tersify.worker.shrink.query import Query
 from tersify.worker.shrink.tables import Table, find_table
 from tersify.worker.shrink.terms import TermWeights, weigh_terms
 
+__all__ = ["Doc", "Hits"]  # a Doc's ``hits`` are a ``Hits`` (``hits``)
+
 _DIFF_MARKS = frozenset("+- ")
 
 
