@@ -16,7 +16,7 @@ from tersify.settings import Settings
 from tersify.worker.cli.demo import load_examples
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, status
-from tests.helpers import tersify
+from tests.helpers import tersify, wait_for
 from tests.integration.conftest import provider_env
 
 StartWorker = Callable[..., WorkerProcess]
@@ -46,7 +46,12 @@ def test_status_json_shows_workers_recent_failures_and_the_fallback_rate(
     ]
     assert [r.method for r in results] == [Method.LLM] * 3 + [Method.FALLBACK]
 
-    s = status_json(settings)
+    # A worker writes its count of finished jobs about once a second: status may lag by that.
+    s = wait_for(
+        lambda: (s := status_json(settings))["fallback_rate"]["completed"] == 4 and s,
+        "the four finished jobs counted",
+        timeout=30,
+    )
     assert s["queues"] == {"interactive": 0, "batch": 0}
     assert [w["hostname"] for w in s["workers"]] == [worker.hostname]
     assert s["workers"][0]["pool"] == "threads"
