@@ -130,20 +130,22 @@ local function hold_in(sess, due_key, set)
   end
   return token
 end
--- store gate g (a hold of it just went) and announce the gate open when no hold is live
+-- store gate g (a hold of it just went) and announce the gate open once no hold it keeps can
+-- hold it shut: none left, or only holds a sweeper claimed. One left unclaimed is live, or
+-- expired unannounced (its worker died) and then opened the gate already: a waiter wakes at
+-- the earliest expiry it saw and re-reads at least every second. No TIME is read here; what
+-- outlived its record is pruned by the next hold and by the sweeper.
 local function settle(sess, due_key, g, sid, channel)
-  local now = nil
-  if next(g.h) ~= nil then
-    now = now_ms()
-    prune(g, now)
-  end
   redis.call('HSET', sess, 'gate', cjson.encode(g))
   if next(g.h) == nil then
     redis.call('ZREM', due_key, sid)
     redis.call('PUBLISH', channel, 'open')
-  elseif live(g, now) == 0 then
-    redis.call('PUBLISH', channel, 'open')
+    return
   end
+  for _, r in pairs(g.h) do
+    if not r.k then return end
+  end
+  redis.call('PUBLISH', channel, 'open')
 end
 """
 
@@ -217,9 +219,12 @@ return 1
 """
 
 # KEYS progress, result, late[, session, due] · ARGV job, json, ttl, sid, token, channel (the
-# last three empty for a batch job), then the writes that go with an applied result (a run's
-# record), each as its argument count and its arguments. The progress mark says whether a
-# result exists (a job with none yet, such as one no worker took, is asked the result itself).
+# three before last empty for a batch job), taken (1: the caller is the worker that took the
+# job), then the writes that go with an applied result (a run's record), each as its argument
+# count and its arguments. The result list's length says whether a result was there already
+# (a second one is taken back off and kept as late). Any caller but the worker that took the
+# job marks the job done, so a worker yet to take it skips it; that worker's own mark stays
+# ``T``, and a redelivery of its message finds the result (the take script).
 _COMPLETE = """
 local job = ARGV[1]
 local g, rec, mine = nil, nil, false
@@ -234,10 +239,11 @@ local function late()
   return 'late'
 end
 if rec and not mine then return late() end
-local before = redis.call('SET', KEYS[1], 'D', 'EX', ARGV[3], 'GET')
-local done = before == 'D' or (not before and redis.call('EXISTS', KEYS[2]) == 1)
-if not done then
-  redis.call('RPUSH', KEYS[2], ARGV[2])
+if ARGV[7] ~= '1' then redis.call('SET', KEYS[1], 'D', 'EX', ARGV[3]) end
+local done = redis.call('RPUSH', KEYS[2], ARGV[2]) > 1
+if done then
+  redis.call('RPOP', KEYS[2])
+else
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
 -- the hold goes with the result; a sweeper's claim goes once any result exists, else it would
@@ -247,7 +253,7 @@ if rec and (not done or rec.k) then
   settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6])
 end
 if done then return late() end
-run_writes(7)
+run_writes(8)
 return 'applied'
 """
 
