@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from tersify.chat.messages import Turn
 from tersify.text import elide
 from tersify.worker.compaction.facts.actions import Status, actions
+from tersify.worker.compaction.facts.asks import Ask, asks
 from tersify.worker.compaction.facts.commands import CommandRun, command_runs
 from tersify.worker.compaction.facts.decisions import decisions
 from tersify.worker.compaction.facts.errors import SeenError, seen_errors
 from tersify.worker.compaction.facts.files import FileChange, changed_files, read_files
-from tersify.worker.compaction.facts.tasks import PlanItem, plan, requests
+from tersify.worker.compaction.facts.tasks import PlanItem, plan
 from tersify.worker.compaction.facts.testruns import TestState, states_of_tests
 
 HEADINGS = (
@@ -37,9 +38,11 @@ HEADINGS = (
 )
 _WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 1.0}
 _WEIGHTS |= {"Task State": 3.0, "Decisions": 2.0, "Files Read": 0.5}
+_FLOOR_PARTS = {"Task State": 4}  # a brief form's floor: at most this part of the budget
 MIN_FACTS_CHARS = 1000
 """The least room the facts sections get, however long the rest of a summary is."""
 _REQUEST_CHARS = 300
+_BRIEF_REQUEST_CHARS = 100
 _SHORTEST_LINE = 24
 _COMMAND_CHARS = 160
 _SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/")  # noqa: S108
@@ -59,13 +62,15 @@ class Section:
         """The section less the lines whose key ``text`` states verbatim (case and white space
         aside): what a narrative dropped. Lines without a key, or with a short one, stay."""
         said = _normal(text)
-        kept = [
-            (line, key)
-            for line, key in zip(self.lines, self.keys or ("",) * len(self.lines), strict=True)
-            if len(key) < _SHORTEST_KEY or _normal(key) not in said
-        ]
-        lines = tuple(line for line, _ in kept)
-        return Section(self.heading, lines, self.short, tuple(k for _, k in kept))
+        keys = self.keys or ("",) * len(self.lines)
+        keep = [len(key) < _SHORTEST_KEY or _normal(key) not in said for key in keys]
+        lines = tuple(line for line, k in zip(self.lines, keep, strict=True) if k)
+        short = self.short
+        if len(short) == len(self.lines):  # a brief form line by line: the same lines go
+            short = tuple(line for line, k in zip(short, keep, strict=True) if k)
+        return Section(
+            self.heading, lines, short, tuple(c for c, k in zip(keys, keep, strict=True) if k)
+        )
 
     def render(self, budget: int) -> str:
         """The section within ``budget`` chars: as many lines as fit (the first one shortened
@@ -188,21 +193,40 @@ def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
     ]
 
 
-def _task_lines(asks: Sequence[tuple[int, str]], items: Sequence[PlanItem]) -> list[Item]:
-    shown = list(dict.fromkeys(text for _, text in [*asks[:1], *asks[-4:]]))  # once each
-    lines = [
-        (f"- request: {elide(' '.join(text.split()), _REQUEST_CHARS)}", text) for text in shown
-    ]
+def _ranked_asks(found: Sequence[Ask]) -> list[tuple[int, Ask]]:
+    """The requests with their numbers, best first: the first, then the newest back."""
+    numbered = list(enumerate(found, 1))
+    return [*numbered[:1], *numbered[:0:-1]]
+
+
+def _task_lines(found: Sequence[Ask], items: Sequence[PlanItem], chars: int) -> list[Item]:
+    """Every request once (``chars`` each at most), then the plan: its open items first."""
+    lines: list[Item] = []
+    shown: set[str] = set()
+    for number, ask in _ranked_asks(found):
+        if ask.own in shown:
+            continue
+        shown.add(ask.own)
+        lines.append((f"- request {number}/{len(found)}: {elide(ask.own, chars)}", ask.own))
     open_items = [i for i in items if i.open]
     if items:
         lines.append((f"- plan: {len(items) - len(open_items)} of {len(items)} items done", ""))
-    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in open_items]
-    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in items if not i.open]
+    done = [i for i in items if not i.open]
+    lines += [(f"- [{i.state}] {elide(i.text, min(chars, 200))}", i.text) for i in open_items]
+    lines += [(f"- [{i.state}] {elide(i.text, min(chars, 200))}", i.text) for i in done]
     return lines
 
 
 def _keyed(heading: str, items: Sequence[Item]) -> Section:
     return Section(heading, tuple(line for line, _ in items), keys=tuple(k for _, k in items))
+
+
+def _tasks(found: Sequence[Ask], items: Sequence[PlanItem]) -> Section:
+    """Task State, and its brief form: every request and plan item in one short line."""
+    full = _task_lines(found, items, _REQUEST_CHARS)
+    brief = tuple(line for line, _ in _task_lines(found, items, _BRIEF_REQUEST_CHARS))
+    lines, keys = tuple(line for line, _ in full), tuple(key for _, key in full)
+    return Section("Task State", lines, brief, keys)
 
 
 def sections(turns: Sequence[Turn]) -> list[Section]:
@@ -216,7 +240,7 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
         _keyed("Errors", _error_lines(seen_errors(found))),
         _keyed("Tests", _test_lines(states, summary)),
         _keyed("Commands", _run_lines(command_runs(found))),
-        _keyed("Task State", _task_lines(requests(turns), plan(found, turns))),
+        _tasks(asks(turns), plan(found, turns)),
         _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns)]),
         _keyed("Files Read", [(f"- {p}", p) for p in read]),
     ]
@@ -226,7 +250,7 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
 def _shares(found: Sequence[Section], budget: int) -> dict[str, int]:
     """Each section's budget: its floor (the brief form of Files Changed, up to half of the
     budget), then weighted shares, what a section does not need going to the rest."""
-    floors = {s.heading: min(s.floor, budget // 2) for s in found}
+    floors = {s.heading: min(s.floor, budget // _FLOOR_PARTS.get(s.heading, 2)) for s in found}
     shares: dict[str, int] = {}
     left = budget - 2 * len(found) - sum(floors.values())  # less the blank lines between
     pending = sorted(found, key=lambda s: (s.size - floors[s.heading]) / _WEIGHTS[s.heading])
