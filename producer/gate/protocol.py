@@ -306,8 +306,14 @@ class GateCalls:
 
         return Call("claim_expired", "claim", (keys.gate_due(),), args, parse)
 
-    def state(self, sid: str) -> Call[tuple[int, int]]:
-        return Call("is_open", "state", (keys.session(sid),), (), lambda r: (int(r[0]), int(r[1])))
+    def state(self, sid: str, *, waiting: bool = False) -> Call[tuple[int, int]]:
+        """The gate's live holds and ms until the first expires; ``waiting``: the caller is
+        subscribed to the gate's events and asks, while the gate is closed, for its opening to
+        be announced (a release announces nothing nobody asked for)."""
+        args = ("w",) if waiting else ()
+        return Call(
+            "is_open", "state", (keys.session(sid),), args, lambda r: (int(r[0]), int(r[1]))
+        )
 
     def status(self, sid: str) -> Call[GateStatus]:
         def parse(reply: Any) -> GateStatus:

@@ -130,22 +130,28 @@ local function hold_in(sess, due_key, set)
   end
   return token
 end
--- store gate g (a hold of it just went) and announce the gate open once no hold it keeps can
--- hold it shut: none left, or only holds a sweeper claimed. One left unclaimed is live, or
--- expired unannounced (its worker died) and then opened the gate already: a waiter wakes at
--- the earliest expiry it saw and re-reads at least every second. No TIME is read here; what
--- outlived its record is pruned by the next hold and by the sweeper.
-local function settle(sess, due_key, g, sid, channel)
-  redis.call('HSET', sess, 'gate', cjson.encode(g))
-  if next(g.h) == nil then
+-- store gate g (a hold of it just went) and, when a waiter asked (``w``, the session hash's
+-- field ``waiting``), announce the gate open once no hold it keeps can hold it shut: none left,
+-- or only holds a sweeper claimed. One left unclaimed is live, or expired unannounced (its
+-- worker died) and then opened the gate already: a waiter wakes at the earliest expiry it saw
+-- and re-reads at least every second. No TIME is read here; what outlived its record is pruned
+-- by the next hold and by the sweeper. An announcement clears the ask.
+local function settle(sess, due_key, g, sid, channel, w)
+  local open = next(g.h) == nil
+  if open then
     redis.call('ZREM', due_key, sid)
+  else
+    open = true
+    for _, r in pairs(g.h) do
+      if not r.k then open = false break end
+    end
+  end
+  if open and w and w ~= '' then
+    redis.call('HSET', sess, 'gate', cjson.encode(g), 'waiting', '')
     redis.call('PUBLISH', channel, 'open')
-    return
+  else
+    redis.call('HSET', sess, 'gate', cjson.encode(g))
   end
-  for _, r in pairs(g.h) do
-    if not r.k then return end
-  end
-  redis.call('PUBLISH', channel, 'open')
 end
 """
 
@@ -209,12 +215,13 @@ return out
 
 # KEYS session, due · ARGV sid, job, token, channel → 1 released, 0 no such hold, -1 stale token
 _RELEASE = """
-local g = gate_of(redis.call('HGET', KEYS[1], 'gate'))
+local got = redis.call('HMGET', KEYS[1], 'gate', 'waiting')
+local g = gate_of(got[1])
 local r = g.h[ARGV[2]]
 if not r then return 0 end
 if r.t ~= tonumber(ARGV[3]) then return -1 end
 g.h[ARGV[2]] = nil
-settle(KEYS[1], KEYS[2], g, ARGV[1], ARGV[4])
+settle(KEYS[1], KEYS[2], g, ARGV[1], ARGV[4], got[2])
 return 1
 """
 
@@ -227,9 +234,10 @@ return 1
 # ``T``, and a redelivery of its message finds the result (the take script).
 _COMPLETE = """
 local job = ARGV[1]
-local g, rec, mine = nil, nil, false
+local g, rec, mine, waiting = nil, nil, false, nil
 if #KEYS > 3 then
-  g = gate_of(redis.call('HGET', KEYS[4], 'gate'))
+  local got = redis.call('HMGET', KEYS[4], 'gate', 'waiting')
+  g, waiting = gate_of(got[1]), got[2]
   rec = g.h[job]
   mine = rec ~= nil and rec.t == tonumber(ARGV[5])
 end
@@ -250,7 +258,7 @@ end
 -- be claimed again and again
 if rec and (not done or rec.k) then
   g.h[job] = nil
-  settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6])
+  settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6], waiting)
 end
 if done then return late() end
 run_writes(8)
@@ -290,11 +298,16 @@ end
 return out
 """
 
-# KEYS session → {live holds, ms until the earliest live hold expires}
+# KEYS session · ARGV [w: a waiter subscribed to the gate's events asks for the opening to be
+# announced] → {live holds, ms until the earliest live hold expires}
 _STATE = """
 local now = now_ms()
-local n, first = live(gate_of(redis.call('HGET', KEYS[1], 'gate')), now)
+local got = redis.call('HMGET', KEYS[1], 'gate', 'waiting')
+local n, first = live(gate_of(got[1]), now)
 if n == 0 then return {0, 0} end
+if ARGV[1] == 'w' and (not got[2] or got[2] == '') then
+  redis.call('HSET', KEYS[1], 'waiting', '1')
+end
 return {n, first - now}
 """
 

@@ -7,20 +7,22 @@ are counted and a success resets the count. After ``threshold`` of them the circ
 short lease, so a probe whose worker died is handed out again); its success closes the circuit,
 its failure opens it for another cool-down. One Lua script per transition, server time only.
 
-Three shortcuts keep the breaker off a healthy job's path: an "allow" is remembered in-process
-for ``ALLOW_CACHE_SECONDS`` (so a circuit opened by another worker is seen that much later here;
-a failure recorded here forgets it at once); an ordinary success's reset is written behind the
-job when a ``WriteBehind`` is given, once per batch of writes however many successes (a probe's
-verdict is always written at once); and it is written only when there is a count to clear: a
-failure recorded here since the last reset, or one the last look at the circuit (at most
-``ALLOW_CACHE_SECONDS`` old) found counted. A late reset only clears the count of a circuit
-that is still closed: it may forget a failure recorded in the same ~20 ms, but it never closes
-a circuit; a failure another worker counted after this one's last look outlives this one's
-successes until its next look (``ALLOW_CACHE_SECONDS``) at most.
+Three shortcuts keep the breaker off a healthy job's path. An "allow" is remembered in-process
+for ``ALLOW_CACHE_SECONDS``; once it ran out, one thread asks Redis while the others go on
+trusting it for that round trip (so a circuit opened by another worker is seen that much later
+here, and one look more; a failure recorded here forgets the allow at once). An ordinary
+success's reset is written behind the job when a ``WriteBehind`` is given, once per batch of
+writes however many successes (a probe's verdict is always written at once). And it is written
+only when there is a count to clear: a failure recorded here since the last reset, or one the
+last look at the circuit (at most ``ALLOW_CACHE_SECONDS`` old) found counted. A late reset only
+clears the count of a circuit that is still closed: it may forget a failure recorded in the
+same ~20 ms, but it never closes a circuit; a failure another worker counted after this one's
+last look outlives this one's successes until its next look (``ALLOW_CACHE_SECONDS``) at most.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from enum import StrEnum
 from typing import Any
@@ -109,6 +111,7 @@ class CircuitBreaker:
         self.provider = provider
         self._writes = writes
         self._allowed_until = 0.0  # monotonic; an "allow" seen here is trusted until then
+        self._looking = threading.Lock()  # held by the thread asking Redis
         self._reset_queued = False
         self._counted = False  # failures may be counted: a success has a reset to write
         self._key = keys.circuit(provider)
@@ -129,6 +132,17 @@ class CircuitBreaker:
         now = time.monotonic()
         if now < self._allowed_until:
             return Admission.ALLOW
+        if not self._looking.acquire(blocking=False):
+            if now < self._allowed_until + ALLOW_CACHE_SECONDS:
+                return Admission.ALLOW  # the allow that just ran out, while another thread looks
+            return self._look(now)
+        try:
+            return self._look(now)
+        finally:
+            self._looking.release()
+
+    def _look(self, now: float) -> Admission:
+        """Ask Redis (the admit script) and remember an allow."""
         try:
             reply = self._admit(keys=[self._key], args=[self._cooldown_ms, self._probe_ms])
         except redis.RedisError:
