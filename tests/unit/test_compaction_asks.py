@@ -111,3 +111,22 @@ def test_every_request_of_a_long_conversation_is_in_task_state_first_and_newest_
     assert shown[0].startswith("- request 1/40") and shown[1].startswith("- request 40/40")
     assert len(shown) >= 8 and all(len(line) <= 130 for line in shown)
     assert shown[-1].startswith("- … ") and shown[-1].endswith("more")
+
+
+def test_errors_and_commands_are_said_briefly_when_their_full_lines_do_not_fit() -> None:
+    messages: list[Msg] = [{"role": "user", "content": "Make the build pass."}]
+    words = [a + b for a in "klmnpr" for b in ("ab", "ix", "od", "uz", "el")]
+    for n, word in enumerate(words):
+        command = f"make {word} " + " ".join(f"--option-{j}=value" for j in range(12))
+        messages += [call(f"c{n}", "shell", {"command": command})]
+        messages += [result(f"c{n}", f"error: no rule to make {word}\nExit code: 2")]
+    found = sections(turns_of(messages))
+    errors = next(s for s in found if s.heading == "Errors")
+    assert "← `make rel" in errors.lines[0]
+    text = render(found, 3000)
+    assert len(text) <= 3000
+    shown = text.split("## Errors\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert shown[0] == "- error: no rule to make rel"  # the command that showed it left out
+    assert len(shown) > 8
+    commands = text.split("## Commands\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert all(len(line) < 110 for line in commands)

@@ -36,13 +36,15 @@ HEADINGS = (
     "Decisions",
     "Files Read",
 )
-_WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 1.0}
-_WEIGHTS |= {"Task State": 3.0, "Decisions": 2.0, "Files Read": 0.5}
-_FLOOR_PARTS = {"Task State": 4}  # a brief form's floor: at most this part of the budget
+_WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 0.5}
+_WEIGHTS |= {"Task State": 3.0, "Decisions": 3.0, "Files Read": 0.5}
+# The sections whose brief form is their floor, and the part of the budget it may take at most
+_FLOOR_PARTS = {"Files Changed": 2, "Task State": 4}
 MIN_FACTS_CHARS = 1000
 """The least room the facts sections get, however long the rest of a summary is."""
 _REQUEST_CHARS = 300
 _BRIEF_REQUEST_CHARS = 100
+_BRIEF_COMMAND_CHARS = 80
 _SHORTEST_LINE = 24
 _COMMAND_CHARS = 160
 _SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/")  # noqa: S108
@@ -147,20 +149,21 @@ def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]
     return lines
 
 
-def _command(command: str | None) -> str:
-    return f"`{elide(' '.join((command or '').split()), _COMMAND_CHARS)}`" if command else ""
+def _command(command: str | None, chars: int = _COMMAND_CHARS) -> str:
+    return f"`{elide(' '.join((command or '').split()), chars)}`" if command else ""
 
 
 Item = tuple[str, str]
 """A section's line and its key: the fact it states, as a narrative would state it."""
 
 
-def _error_lines(errors: Sequence[SeenError]) -> list[Item]:
+def _error_lines(errors: Sequence[SeenError], brief: bool = False) -> list[Item]:
+    """Open errors first, the latest first; briefly, without the command that showed each."""
     ordered = sorted(errors, key=lambda e: (e.resolved, -e.index))
     return [
         (
             f"- {'[resolved] ' if e.resolved else ''}{e.line}"
-            + (f" ← {_command(e.command)}" if e.command else "")
+            + (f" ← {_command(e.command)}" if e.command and not brief else "")
             + (f" (×{e.count})" if e.count > 1 else ""),
             e.line,
         )
@@ -178,7 +181,7 @@ def _test_lines(states: Sequence[TestState], summary: str | None) -> list[Item]:
     return lines
 
 
-def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
+def _run_lines(runs: Sequence[CommandRun], chars: int = _COMMAND_CHARS) -> list[Item]:
     def ended(run: CommandRun) -> str:
         if run.exit_code is not None:
             return f"exit {run.exit_code}"
@@ -186,7 +189,8 @@ def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
 
     return [
         (
-            f"- {_command(r.command)} → {ended(r)}" + (f" (×{r.runs})" if r.runs > 1 else ""),
+            f"- {_command(r.command, chars)} → {ended(r)}"
+            + (f" (×{r.runs})" if r.runs > 1 else ""),
             r.command,
         )
         for r in runs
@@ -199,7 +203,9 @@ def _ranked_asks(found: Sequence[Ask]) -> list[tuple[int, Ask]]:
     return [*numbered[:1], *numbered[:0:-1]]
 
 
-def _task_lines(found: Sequence[Ask], items: Sequence[PlanItem], chars: int) -> list[Item]:
+def _task_lines(
+    found: Sequence[Ask], items: Sequence[PlanItem], chars: int = _REQUEST_CHARS
+) -> list[Item]:
     """Every request once (``chars`` each at most), then the plan: its open items first."""
     lines: list[Item] = []
     shown: set[str] = set()
@@ -217,16 +223,10 @@ def _task_lines(found: Sequence[Ask], items: Sequence[PlanItem], chars: int) -> 
     return lines
 
 
-def _keyed(heading: str, items: Sequence[Item]) -> Section:
-    return Section(heading, tuple(line for line, _ in items), keys=tuple(k for _, k in items))
-
-
-def _tasks(found: Sequence[Ask], items: Sequence[PlanItem]) -> Section:
-    """Task State, and its brief form: every request and plan item in one short line."""
-    full = _task_lines(found, items, _REQUEST_CHARS)
-    brief = tuple(line for line, _ in _task_lines(found, items, _BRIEF_REQUEST_CHARS))
-    lines, keys = tuple(line for line, _ in full), tuple(key for _, key in full)
-    return Section("Task State", lines, brief, keys)
+def _keyed(heading: str, items: Sequence[Item], brief: Sequence[Item] = ()) -> Section:
+    """A section of items, and its brief form (the same items said shorter) when given."""
+    lines, keys = tuple(line for line, _ in items), tuple(key for _, key in items)
+    return Section(heading, lines, tuple(line for line, _ in brief), keys)
 
 
 def sections(turns: Sequence[Turn]) -> list[Section]:
@@ -235,12 +235,14 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
     changes = changed_files(found)
     states, summary = states_of_tests(found)
     read = read_files(found, [c.path for c in changes])
+    errors, runs = seen_errors(found), command_runs(found)
+    requests, items, brief = asks(turns), plan(found, turns), _BRIEF_REQUEST_CHARS
     built = [
         Section("Files Changed", tuple(_file_lines(changes)), tuple(_file_lines(changes, True))),
-        _keyed("Errors", _error_lines(seen_errors(found))),
+        _keyed("Errors", _error_lines(errors), _error_lines(errors, brief=True)),
         _keyed("Tests", _test_lines(states, summary)),
-        _keyed("Commands", _run_lines(command_runs(found))),
-        _tasks(asks(turns), plan(found, turns)),
+        _keyed("Commands", _run_lines(runs), _run_lines(runs, _BRIEF_COMMAND_CHARS)),
+        _keyed("Task State", _task_lines(requests, items), _task_lines(requests, items, brief)),
         _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns)]),
         _keyed("Files Read", [(f"- {p}", p) for p in read]),
     ]
@@ -250,7 +252,12 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
 def _shares(found: Sequence[Section], budget: int) -> dict[str, int]:
     """Each section's budget: its floor (the brief form of Files Changed, up to half of the
     budget), then weighted shares, what a section does not need going to the rest."""
-    floors = {s.heading: min(s.floor, budget // _FLOOR_PARTS.get(s.heading, 2)) for s in found}
+    floors = {
+        s.heading: min(s.floor, budget // _FLOOR_PARTS[s.heading])
+        if s.heading in _FLOOR_PARTS
+        else 0
+        for s in found
+    }
     shares: dict[str, int] = {}
     left = budget - 2 * len(found) - sum(floors.values())  # less the blank lines between
     pending = sorted(found, key=lambda s: (s.size - floors[s.heading]) / _WEIGHTS[s.heading])
