@@ -38,7 +38,7 @@ def test_connections_on_the_bound_socket_have_nagles_algorithm_off() -> None:
 def test_an_address_in_use_is_one_failure_naming_the_option() -> None:
     first = bound("127.0.0.1", 0, "--port")
     try:
-        with pytest.raises(Failure, match="the port is in use.*--listen"):
+        with pytest.raises(Failure, match=r"the port is in use.*--listen"):
             bound("127.0.0.1", first.getsockname()[1], "--listen")
     finally:
         first.close()
