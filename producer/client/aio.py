@@ -13,6 +13,7 @@ import redis.asyncio
 
 from tersify.chat.compaction import CompactionResult
 from tersify.client import core, liveness, results, submission
+from tersify.client.apart import APART_CHARS, Apart
 from tersify.client.cancel import Cancellation, cancel_job
 from tersify.client.forget import Forgotten, forget_session
 from tersify.client.outputs import DEFAULT_LIMIT, Lookup, OutputRange, only, read_output
@@ -112,7 +113,8 @@ class AsyncCompactionHandle:
 class AsyncProducer:
     """``Producer`` for asyncio backends: the same operations, as coroutines, every Redis
     call (publishing included) on one ``redis.asyncio`` client; the CPU work on a large output
-    (cutting, classifying, hashing, compressing, scanning: ``core.Compute``) on a thread."""
+    (cutting, classifying, hashing, compressing, scanning: ``core.Compute``) on a thread, or in
+    a process of its own when very large (``client/apart.py``)."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
@@ -121,6 +123,7 @@ class AsyncProducer:
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
         self._results = ListHeadWaiter(self._redis, self.settings)
         self._compute = asyncio.Semaphore(core.COMPUTE_SLOTS)
+        self._apart = Apart()
 
     async def submit(self, **fields: Unpack[submission.Submission]) -> AsyncSummaryHandle:
         """Enqueue a tool output (or pass it through when short); see ``Producer.submit``."""
@@ -168,11 +171,15 @@ class AsyncProducer:
             read_output(self.settings, ref, offset, limit, grep=by.get("grep"), allows=allows)
         )
 
-    async def compute(self, function: Callable[..., T], *args: Any, size: int | None) -> T:
+    async def compute(
+        self, function: Callable[..., T], *args: Any, size: int | None, apart: bool = False
+    ) -> T:
         """``function(*args)`` off the event loop when ``size`` (the text it works on; None:
         unknown) is large, in place when small: the one way a server on this producer keeps a
-        client's large request from stalling the others (see ``core.Compute``)."""
-        result: T = await self._perform(core.Compute(function, args, size))
+        client's large request from stalling the others (see ``core.Compute``). ``apart``: a
+        function with no effect but its answer, on arguments that pickle, which may then run in
+        a process of its own when very large."""
+        result: T = await self._perform(core.Compute(function, args, size, apart))
         return result
 
     async def live_workers(self, queue: Queue = Queue.INTERACTIVE) -> int:
@@ -209,11 +216,14 @@ class AsyncProducer:
             if step.size is not None and step.size < core.INLINE_CHARS:
                 return step.function(*step.args)
             async with self._compute:
+                if step.apart and (step.size is None or step.size >= APART_CHARS):
+                    return await self._apart.run(step.function, step.args)
                 return await asyncio.to_thread(step.function, *step.args)
         return await self._results.head(step.key, step.timeout)
 
     async def close(self) -> None:
-        """Close connections."""
+        """Close connections, and stop the process of large compute steps if one started."""
+        self._apart.close()
         await redis_url.aclose(self._redis)
         await redis_url.aclose(self._gate_redis)
 

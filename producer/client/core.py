@@ -65,11 +65,16 @@ class Compute:
     runs small work in place (under ``INLINE_CHARS``: well under a millisecond) and large work
     on a thread, ``COMPUTE_SLOTS`` at once, so one client's large output never holds the event
     loop that serves the others, and a small request never queues behind a large one.
+
+    ``apart``: the function has no effect but its answer and its arguments pickle, so from
+    ``APART_CHARS`` on the asyncio face runs it in a process of its own (``client/apart.py``):
+    a single C call on megabytes of text keeps the GIL, and a thread cannot share it.
     """
 
     function: Callable[..., Any]
     args: tuple[Any, ...]
     size: int | None = None
+    apart: bool = False
 
 
 COMPUTE_SLOTS = 1

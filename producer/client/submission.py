@@ -90,7 +90,9 @@ def submit(
     Interactive jobs close the session gate before they are published and reopen it if
     publishing fails; batch jobs never touch the gate.
     """
-    kept, job, tool_type = yield Compute(_validated, (settings, fields), _size(fields["output"]))
+    kept, job, tool_type = yield Compute(
+        _validated, (settings, fields), _size(fields["output"]), apart=True
+    )
     if summarizes(settings, job):
         with tracing.span(
             "tersify.submit", kind=SpanKind.PRODUCER, attributes=tracing.job_attributes(job)
@@ -98,7 +100,9 @@ def submit(
             yield from enqueue(settings, gate, job, tool_type, kept.stored)
         return job, None
     result = passthrough(job, tool_type)
-    logged = yield Compute(stage_passthrough_log, (settings, job, result), len(job.output))
+    logged = yield Compute(
+        stage_passthrough_log, (settings, job, result), len(job.output), apart=True
+    )
     with suppress(RedisUnavailableError):  # the answer matters more than the archive
         yield Round(logged, "could not log the output")
     return job, result

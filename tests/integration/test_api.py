@@ -13,6 +13,7 @@ import httpx
 import pytest
 import redis
 
+from tersify.client.apart import APART_CHARS
 from tersify.contract import Method, SummaryResult
 from tersify.settings import Settings
 from tersify.store.redis_url import redis_client
@@ -267,6 +268,44 @@ def test_malformed_requests_are_422_problems(api: ApiServer) -> None:
         "Content-Type: application/json"
         in assert_problem(as_form, 422, "invalid_request")["detail"]
     )
+
+
+def _spawned_in_group(group: int) -> int:
+    """How many processes of process group ``group`` a ``multiprocessing`` spawn started."""
+    found = 0
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue  # not a process, or gone
+        fields = stat.rsplit(")", 1)[-1].split()
+        if int(fields[2]) == group and b"spawn_main" in cmdline:
+            found += 1
+    return found
+
+
+def test_a_body_large_enough_to_be_parsed_apart_is_served_and_judged_like_a_small_one(
+    api: ApiServer,
+) -> None:
+    output = "".join(f"src/mod{n}.py:{n}: error: something is wrong\n" for n in range(60_000))
+    body = json.dumps(summary_body("apart", output)).encode()
+    assert len(body) >= APART_CHARS
+    headers = {"content-type": "application/json"}
+    spawned = _spawned_in_group(api.pid)
+    with client(api) as http:
+        served = http.post("/v1/summaries", content=body, headers=headers)
+        # the API process that served it started its body parser: one more spawned child
+        assert _spawned_in_group(api.pid) == spawned + 1
+        not_json = http.post("/v1/summaries", content=body[:-1], headers=headers)
+        missing = http.post(
+            "/v1/summaries",
+            content=json.dumps({"session_id": "apart", "tool_name": "bash", "x": output}).encode(),
+            headers=headers,
+        )
+    assert served.status_code == 202, served.text
+    assert "JSON" in assert_problem(not_json, 422, "invalid_request")["detail"]
+    assert "output" in assert_problem(missing, 422, "invalid_request")["detail"]
 
 
 def test_input_held_while_the_gate_is_closed_is_handed_back_once_it_opens(

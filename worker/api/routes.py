@@ -34,12 +34,14 @@ from tersify.worker.api.bodies import (
     RepairRequest,
     SummaryRequest,
 )
+from tersify.worker.api.bodyparse import ParsedApartRoute
 from tersify.worker.api.liveness import WARNING_DOC, unserved
 from tersify.worker.api.problems import ApiProblem, documented
 from tersify.worker.redact import Scope, leaving_with
 from tersify.worker.store.sessionlog import forget_files
 
-router = APIRouter(prefix="/v1")
+# JSON bodies (a submit, a conversation to compact) are parsed apart when large: bodyparse.py
+router = APIRouter(prefix="/v1", route_class=ParsedApartRoute)
 
 JobId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$", description="A job id.")]
 SessionPath = Annotated[SessionId, Path(description="The session id (URL-encode any '/').")]
@@ -61,7 +63,7 @@ async def _result_response(request: Request, result: SummaryResult) -> Response:
     the event loop when its text is large (a passthrough may be megabytes)."""
     settings: Settings = request.app.state.settings
     body = await _producer(request).compute(
-        _rendered, result, settings.redact, size=len(result.text)
+        _rendered, result, settings.redact, size=len(result.text), apart=True
     )
     return Response(body, media_type="application/json")
 
