@@ -1,13 +1,15 @@
-"""HTTP/1.1 by hand, for hostile tests: requests no client library would normalize, and a
-loopback listener that records every connection it is offered (a place nothing may reach)."""
+"""HTTP/1.1 by hand, for hostile tests and benchmarks: requests no client library would
+normalize, connections left half-sent, and a loopback listener that records every connection it
+is offered (a place nothing may reach)."""
 
 from __future__ import annotations
 
+import contextlib
+import resource
 import socket
 import threading
 import time
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Self
 
 
@@ -63,6 +65,39 @@ def parse(data: bytes) -> RawResponse:
     return RawResponse(status, headers, body)
 
 
+def half_open(port: int, first: bytes) -> socket.socket | None:
+    """A loopback connection that sent ``first`` and nothing more; None when it never connected.
+    One the server closed while ``first`` was being sent is kept: the server counts its close."""
+    sock = socket.socket()
+    sock.settimeout(5)
+    try:
+        sock.connect(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        return None
+    with contextlib.suppress(OSError):  # closed past the server's cap meanwhile: that is the point
+        sock.sendall(first)
+    return sock
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server closed (or reset) ``sock`` before its timeout passed."""
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed too
+        return True
+
+
+def raise_fd_limit(at_least: int) -> None:
+    """Raise this process's soft descriptor limit to ``at_least`` (at most 4096 and the hard
+    limit) when it is lower: room for a test's own sockets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < at_least:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+
+
 def _unchunked(body: bytes) -> bytes:
     out: list[bytes] = []
     while body:
@@ -108,9 +143,7 @@ class Trap:
         self._thread.start()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
         self._sock.close()
