@@ -18,6 +18,7 @@ from tersify.worker.model.providers import AnthropicProvider, ModelRequest, Open
 from tersify.worker.summarize.answers import answer_shape
 from tests.fakemodel import (
     SUMMARY_PREFIX,
+    Behaviour,
     FakeModelServer,
     answer,
     close_mid_body,
@@ -178,34 +179,29 @@ def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
     assert from_gpt.value.code == "rate_limit_exceeded"
 
 
-def test_a_malformed_body_raises_in_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+@pytest.mark.parametrize(
+    ("behaviour", "claude_raises", "gpt_raises", "timeout"),
+    [
+        (malformed(), json.JSONDecodeError, json.JSONDecodeError, 5.0),
+        (close_mid_body(), anthropic.APIConnectionError, openai.APIConnectionError, 5.0),
+        (hang(), anthropic.APITimeoutError, openai.APITimeoutError, 0.2),
+    ],
+    ids=["a-malformed-body", "a-body-cut-short-is-a-connection-error", "a-hang-times-out"],
+)
+def test_a_broken_answer_raises_what_each_sdk_raises_for_it(
+    fake_model: FakeModelServer,
+    claude: anthropic.Anthropic,
+    gpt: openai.OpenAI,
+    behaviour: Behaviour,
+    claude_raises: type[Exception],
+    gpt_raises: type[Exception],
+    timeout: float,
 ) -> None:
-    fake_model.set_default(malformed())
-    with pytest.raises(json.JSONDecodeError):
-        ask_claude(claude)
-    with pytest.raises(json.JSONDecodeError):
-        ask_gpt(gpt)
-
-
-def test_a_body_cut_short_is_a_connection_error_to_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
-) -> None:
-    fake_model.set_default(close_mid_body())
-    with pytest.raises(anthropic.APIConnectionError):
-        ask_claude(claude)
-    with pytest.raises(openai.APIConnectionError):
-        ask_gpt(gpt)
-
-
-def test_a_hanging_server_times_out_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
-) -> None:
-    fake_model.set_default(hang())
-    with pytest.raises(anthropic.APITimeoutError):
-        ask_claude(claude, timeout=0.2)
-    with pytest.raises(openai.APITimeoutError):
-        ask_gpt(gpt, timeout=0.2)
+    fake_model.set_default(behaviour)
+    with pytest.raises(claude_raises):
+        ask_claude(claude, timeout=timeout)
+    with pytest.raises(gpt_raises):
+        ask_gpt(gpt, timeout=timeout)
 
 
 def test_an_unknown_path_is_not_found_in_each_apis_error_shape(
