@@ -9,7 +9,7 @@ from typing import Any
 
 from tersify.settings import Settings
 from tersify.worker.reprocess.estimate import Estimate, cost
-from tersify.worker.reprocess.reader import Skip
+from tersify.worker.store.logfiles import Skip
 
 _LISTED_SKIPS = 10  # enough to find the damage; the count says how much there is
 
