@@ -41,7 +41,7 @@ from shrink import export
 from tersify.settings import Settings
 from tersify.worker.processes.group import GroupProcess
 from tersify.worker.processes.redis_server import LocalRedis, free_port
-from tests.rawhttp import half_open as open_half_sent
+from tests.rawhttp import half_open_many
 
 TOKEN = "bench-stall-token-0123456789abcdef"  # noqa: S105 - a loopback bench's token
 HEADERS = {"x-api-key": "bench-key", "anthropic-version": "2023-06-01"}
@@ -155,9 +155,8 @@ def half_open(servers: Servers, api: bool, probes: int, count: int) -> tuple[int
     """How many of ``probes`` quiet requests were answered under ``count`` half-sent
     connections, and their milliseconds (an unanswered one counts ``PROBE_SECONDS``)."""
     port = servers.api_port if api else servers.gateway_port
-    socks = [s for n in range(count) if (s := open_half_sent(port, OPENERS[n % 3])) is not None]
     answered, samples = 0, []
-    try:
+    with half_open_many(port, count, OPENERS):
         for _ in range(probes):
             started = time.perf_counter()
             try:
@@ -167,9 +166,6 @@ def half_open(servers: Servers, api: bool, probes: int, count: int) -> tuple[int
             except httpx.HTTPError:
                 pass
             samples.append(1000 * (time.perf_counter() - started))
-    finally:
-        for sock in socks:
-            sock.close()
     return answered, samples
 
 

@@ -9,6 +9,7 @@ import resource
 import socket
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Self
 
@@ -78,6 +79,29 @@ def half_open(port: int, first: bytes) -> socket.socket | None:
     with contextlib.suppress(OSError):  # closed past the server's cap meanwhile: that is the point
         sock.sendall(first)
     return sock
+
+
+@contextlib.contextmanager
+def half_open_many(
+    port: int, count: int, openers: Sequence[bytes]
+) -> Iterator[list[socket.socket]]:
+    """``count`` connections to the loopback ``port``, each left half-sent with the next of
+    ``openers`` in turn: those that connected, all closed when the block ends."""
+    socks = [
+        s for n in range(count) if (s := half_open(port, openers[n % len(openers)])) is not None
+    ]
+    try:
+        yield socks
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def all_closed_by_server(socks: Sequence[socket.socket], timeout: float) -> bool:
+    """Whether the server closed every one of ``socks``, each given ``timeout`` seconds."""
+    for sock in socks:
+        sock.settimeout(timeout)
+    return all(closed_by_server(sock) for sock in socks)
 
 
 def closed_by_server(sock: socket.socket) -> bool:

@@ -32,7 +32,13 @@ from tests.integration.test_api import (
     client,
     summary_body,
 )
-from tests.rawhttp import closed_by_server, half_open, raise_fd_limit
+from tests.rawhttp import (
+    all_closed_by_server,
+    closed_by_server,
+    half_open,
+    half_open_many,
+    raise_fd_limit,
+)
 
 StartApi = Callable[..., ApiServer]
 StartWorker = Callable[..., WorkerProcess]
@@ -99,17 +105,11 @@ def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connec
         b"GET /healthz HTTP/1.1\r\nHost: x\r\n",  # headers never finished
         b"POST /v1/summaries HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",  # slow body
     )
-    socks = [s for i in range(600) if (s := half_open(api.port, openers[i % 3])) is not None]
-    probes = Probes(api)
-    try:
+    with half_open_many(api.port, 600, openers) as socks:
+        probes = Probes(api)
         healthy = wait_for(probes.health, "/healthz answered", timeout=60)
         assert healthy == 200
-        for sock in socks:
-            sock.settimeout(10)
-        assert all(closed_by_server(sock) for sock in socks)
-    finally:
-        for sock in socks:
-            sock.close()
+        assert all_closed_by_server(socks, 10)
     assert api.alive()
     assert api.log().count("out of system resource") < 5
     closed = httpx.get(f"{api.url}/metrics", timeout=10).text

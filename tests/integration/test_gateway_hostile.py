@@ -31,9 +31,9 @@ from tests.integration.gateway import API_KEY, Gateway, port_open
 from tests.rawhttp import (
     RawResponse,
     Trap,
-    closed_by_server,
+    all_closed_by_server,
     exchange,
-    half_open,
+    half_open_many,
     raise_fd_limit,
     request_bytes,
 )
@@ -352,16 +352,10 @@ def test_the_gateway_answers_under_a_256_fd_limit_with_1100_half_open_connection
             b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n",  # headers never finished
             b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",
         )
-        socks = [s for i in range(1100) if (s := half_open(port, openers[i % 3])) is not None]
-        try:
+        with half_open_many(port, 1100, openers) as socks:
             answered = wait_for(lambda: _forwarded(port), "a request answered", timeout=60)
             assert answered == 200
-            for sock in socks:
-                sock.settimeout(15)
-            assert all(closed_by_server(sock) for sock in socks)
-        finally:
-            for sock in socks:
-                sock.close()
+            assert all_closed_by_server(socks, 15)
         assert process.alive()
         page = httpx.get(f"http://127.0.0.1:{port}/tersify/metrics", timeout=10).text
         counts = {
