@@ -92,6 +92,12 @@ def start_api(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., ApiS
 
 
 @pytest.fixture
+def api_server(start_api: Callable[..., ApiServer]) -> ApiServer:
+    """One ``tersify api`` process (one worker) on the test's Redis, with ``TOKENS``."""
+    return start_api()
+
+
+@pytest.fixture
 def start_gateway(
     settings: Settings, fake_model: FakeModelServer, tmp_path: Path
 ) -> Iterator[Callable[..., Gateway]]:
