@@ -11,7 +11,7 @@ from tersify.contract import PendingSummary, ToolType
 from tersify.settings import Settings
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
-from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider
+from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
 from tersify.worker.model.providers.base import Provider
 from tersify.worker.summarize.summarizer import Outcome, summarize
 from tests.fakemodel import FakeModelServer
@@ -46,3 +46,15 @@ def summarize_once(
         deadline_seconds=deadline_seconds, session_id="s", output=output, **fields
     )
     return summarize(job, tool_type, [Route(provider, CallGuard())], settings)
+
+
+def summarize_then_close(
+    provider: AnthropicProvider | OpenAIProvider, output: str, settings: Settings, **options: Any
+) -> Outcome:
+    """``summarize_once`` with a provider made for this one job: closed afterwards, and what
+    this process learned of its server (``compat``: formats, context window) forgotten."""
+    try:
+        return summarize_once(provider, output, settings, **options)
+    finally:
+        provider.close()
+        compat.forget()

@@ -114,56 +114,43 @@ def test_an_empty_answer_parses_as_empty_text(
     assert ask_gpt(gpt).choices[0].message.content == ""
 
 
-ANTHROPIC_ERRORS = [
-    (429, anthropic.RateLimitError, "rate_limit_error"),
-    (500, anthropic.InternalServerError, "api_error"),
-    (529, anthropic.InternalServerError, "overloaded_error"),
-    (400, anthropic.BadRequestError, "invalid_request_error"),
-    (401, anthropic.AuthenticationError, "authentication_error"),
-]
-OPENAI_ERRORS = [
-    (429, openai.RateLimitError, "requests"),
-    (500, openai.InternalServerError, "server_error"),
-    (529, openai.InternalServerError, "server_error"),
-    (400, openai.BadRequestError, "invalid_request_error"),
-    (401, openai.AuthenticationError, "invalid_request_error"),
-]
+# A status, then the Anthropic SDK's exception and error type for it, then the OpenAI SDK's.
+ERRORS = [
+    (429, anthropic.RateLimitError, "rate_limit_error", openai.RateLimitError, "requests"),
+    (500, anthropic.InternalServerError, "api_error", openai.InternalServerError, "server_error"),
+    (529, anthropic.InternalServerError, "overloaded_error",
+     openai.InternalServerError, "server_error"),
+    (400, anthropic.BadRequestError, "invalid_request_error",
+     openai.BadRequestError, "invalid_request_error"),
+    (401, anthropic.AuthenticationError, "authentication_error",
+     openai.AuthenticationError, "invalid_request_error"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("code", "exc_type", "error_type"), ANTHROPIC_ERRORS)
-def test_each_error_status_raises_the_anthropic_sdks_matching_exception(
+@pytest.mark.parametrize(("code", "claude_raises", "claude_type", "gpt_raises", "gpt_type"), ERRORS)
+def test_each_error_status_raises_each_sdks_matching_exception(
     fake_model: FakeModelServer,
     claude: anthropic.Anthropic,
-    code: int,
-    exc_type: type[anthropic.APIStatusError],
-    error_type: str,
-) -> None:
-    fake_model.set_default(status(code))
-    with pytest.raises(exc_type) as caught:
-        ask_claude(claude)
-    assert caught.value.status_code == code
-    assert caught.value.body == {
-        "type": "error",
-        "error": {"type": error_type, "message": caught.value.body["error"]["message"]},  # type: ignore[index]
-    }
-    assert caught.value.request_id is not None
-
-
-@pytest.mark.parametrize(("code", "exc_type", "error_type"), OPENAI_ERRORS)
-def test_each_error_status_raises_the_openai_sdks_matching_exception(
-    fake_model: FakeModelServer,
     gpt: openai.OpenAI,
     code: int,
-    exc_type: type[openai.APIStatusError],
-    error_type: str,
+    claude_raises: type[anthropic.APIStatusError],
+    claude_type: str,
+    gpt_raises: type[openai.APIStatusError],
+    gpt_type: str,
 ) -> None:
     fake_model.set_default(status(code))
-    with pytest.raises(exc_type) as caught:
+    with pytest.raises(claude_raises) as from_claude:
+        ask_claude(claude)
+    with pytest.raises(gpt_raises) as from_gpt:
         ask_gpt(gpt)
-    assert caught.value.status_code == code
-    assert caught.value.type == error_type
-    assert caught.value.param is None
-    assert caught.value.request_id is not None
+    assert from_claude.value.status_code == from_gpt.value.status_code == code
+    message = from_claude.value.body["error"]["message"]  # type: ignore[index]
+    assert from_claude.value.body == {
+        "type": "error",
+        "error": {"type": claude_type, "message": message},
+    }
+    assert (from_gpt.value.type, from_gpt.value.param) == (gpt_type, None)
+    assert from_claude.value.request_id is not None and from_gpt.value.request_id is not None
 
 
 def test_a_429_with_retry_after_sends_the_header_both_sdks_see(

@@ -19,11 +19,11 @@ from tersify.contract import (
     ToolType,
 )
 from tersify.settings import Settings
-from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
+from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider
 from tersify.worker.shrink.hashlines import hashline
 from tersify.worker.summarize.summarizer import Outcome
 from tests.fakemodel import FakeModelServer, RecordedRequest, answer, quoting, status
-from tests.summaries import provider_on, summarize_once
+from tests.summaries import provider_on, summarize_once, summarize_then_close
 
 Kind = Literal["anthropic", "openai"]
 LOG = [f"tests/test_mod_{n // 50}.py::test_case_{n} PASSED [{n % 100:3d}%]" for n in range(1, 1201)]
@@ -242,11 +242,7 @@ def test_a_context_window_smaller_than_one_window_makes_more_windows_not_cut_one
     settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
     # about 15,000 chars of user message beside the rest
     provider = provider_on(fake_model, "openai", pool_size=8, context_tokens=6000)
-    try:
-        outcome = summarize_once(provider, output, settings, deadline_seconds=60)
-    finally:
-        provider.close()
-        compat.forget()
+    outcome = summarize_then_close(provider, output, settings, deadline_seconds=60)
     assert outcome.method is Method.LLM, outcome.fallback_detail
     windows, merges = windows_and_merge(fake_model)
     assert len(windows) >= chars // 16_000 and len(merges) == 1
@@ -268,11 +264,7 @@ def test_windows_a_server_refuses_for_its_context_are_asked_again_in_smaller_one
     fake_model.set_default(quoting("FAILED"))
     fake_model.script([status(400, message=refusal), status(400, message=refusal)])
     provider = provider_on(fake_model, "openai", pool_size=8, key="sk-test-window")
-    try:
-        outcome = summarize_once(provider, output, settings, deadline_seconds=60)
-    finally:
-        provider.close()
-        compat.forget()
+    outcome = summarize_then_close(provider, output, settings, deadline_seconds=60)
     assert outcome.method is Method.LLM, outcome.fallback_detail
     first, *again = [block(r)[1] for r in fake_model.requests if "tool_output" in user_text(r)]
     assert len(first) > 30_000  # refused: a window the size of the setting
