@@ -4,9 +4,11 @@ directory stands for the log files in it, and a line or a file that cannot be us
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+LISTED_SKIPS = 10  # enough to find the damage; the count says how much there is
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +31,12 @@ def log_files(paths: Iterable[Path], suffixes: tuple[str, ...], *, recursive: bo
         else:
             found.append(path)
     return found
+
+
+def skipped_lines(skips: Sequence[Skip]) -> list[str]:
+    """A report's lines for ``skips``: the first ``LISTED_SKIPS`` each on a line, then how many
+    more there are."""
+    lines = [f"  skipped {s.path}:{s.line}: {s.reason}" for s in skips[:LISTED_SKIPS]]
+    if len(skips) > LISTED_SKIPS:
+        lines.append(f"  ... and {len(skips) - LISTED_SKIPS} more")
+    return lines
