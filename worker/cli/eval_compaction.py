@@ -53,7 +53,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """Compact every conversation of the corpus without a model and print the scores."""
     from tersify.worker.quality.compaction_eval import evaluate_conversations
     from tersify.worker.quality.conversations import conversation_paths, load_conversations
+    from tersify.worker.runtime.logconfig import configure_logging
 
+    configure_logging(settings)  # on stderr: stdout holds the report
     try:
         parts = corpus_parts(args.corpus_dir, args.split)
     except ValueError as exc:

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from tersify.chat.messages import Role, Turn
 from tersify.text import elide, truncate
 from tersify.worker.compaction.facts.actions import observations
+from tersify.worker.compaction.facts.asks import is_request
 from tersify.worker.compaction.facts.sections import HEADINGS, MIN_FACTS_CHARS, render, sections
-from tersify.worker.compaction.facts.tasks import is_request
 
 BANNER = (
     "[EARLIER TURNS SUMMARIZED · REFERENCE ONLY]\n"
