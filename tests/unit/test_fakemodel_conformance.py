@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -32,22 +31,6 @@ from tests.fakemodel import (
 
 TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
 USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"
-
-
-@pytest.fixture
-def claude(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    """The official Anthropic client, pointed at the fake, without retries."""
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="test-key", max_retries=0) as client:
-        yield client
-
-
-@pytest.fixture
-def gpt(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
-    """The official OpenAI client, pointed at the fake, without retries."""
-    with openai.OpenAI(
-        base_url=fake_model.openai_base_url, api_key="test-key", max_retries=0
-    ) as client:
-        yield client
 
 
 def ask_claude(client: anthropic.Anthropic, timeout: float = 5.0) -> anthropic.types.Message:
