@@ -243,7 +243,7 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
         _keyed("Tests", _test_lines(states, summary)),
         _keyed("Commands", _run_lines(runs), _run_lines(runs, _BRIEF_COMMAND_CHARS)),
         _keyed("Task State", _task_lines(requests, items), _task_lines(requests, items, brief)),
-        _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns)]),
+        _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns, done=found)]),
         _keyed("Files Read", [(f"- {p}", p) for p in read]),
     ]
     return [s for s in built if s.lines]
