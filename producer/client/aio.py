@@ -116,14 +116,18 @@ class AsyncProducer:
     (cutting, classifying, hashing, compressing, scanning: ``core.Compute``) on a thread, or in
     a process of its own when very large (``client/apart.py``)."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, *, apart: bool = False) -> None:
+        """``apart``: very large steps marked so run in a child process (``client/apart.py``).
+        Off by default: the child is a ``spawn``ed interpreter, which imports the program's
+        main module again, so only a program whose main module is guarded (``if __name__ ==
+        "__main__"``), as tersify's own servers are, should turn it on."""
         self.settings = settings or Settings()
         self._redis = redis_url.async_redis_client(self.settings)
         self._gate_redis = redis_url.async_redis_client(self.settings, decode=True)
         self.gate = AsyncSessionGate(self._gate_redis, self.settings)
         self._results = ListHeadWaiter(self._redis, self.settings)
         self._compute = asyncio.Semaphore(core.COMPUTE_SLOTS)
-        self._apart = Apart()
+        self._apart = Apart() if apart else None
 
     async def submit(self, **fields: Unpack[submission.Submission]) -> AsyncSummaryHandle:
         """Enqueue a tool output (or pass it through when short); see ``Producer.submit``."""
@@ -216,14 +220,16 @@ class AsyncProducer:
             if step.size is not None and step.size < core.INLINE_CHARS:
                 return step.function(*step.args)
             async with self._compute:
-                if step.apart and (step.size is None or step.size >= APART_CHARS):
+                large = step.size is None or step.size >= APART_CHARS
+                if self._apart is not None and step.apart and large:
                     return await self._apart.run(step.function, step.args)
                 return await asyncio.to_thread(step.function, *step.args)
         return await self._results.head(step.key, step.timeout)
 
     async def close(self) -> None:
         """Close connections, and stop the process of large compute steps if one started."""
-        self._apart.close()
+        if self._apart is not None:
+            self._apart.close()
         await redis_url.aclose(self._redis)
         await redis_url.aclose(self._gate_redis)
 

@@ -79,16 +79,32 @@ def test_a_child_that_died_is_replaced_and_the_step_still_answered() -> None:
         apart.close()
 
 
-def test_the_producer_keeps_small_and_large_steps_in_its_own_process() -> None:
-    async def run() -> tuple[bool, bool]:
+def started(producer: AsyncProducer) -> bool:
+    return producer._apart is not None and producer._apart.started
+
+
+def test_a_producer_not_told_to_runs_every_step_in_its_own_process() -> None:
+    async def run() -> bool:
         producer = AsyncProducer(Settings(redis_url="redis://127.0.0.1:9/0"))
         try:
-            await producer.compute(len, "x" * 100_000, size=100_000, apart=True)
-            thread_only = not producer._apart.started
-            await producer.compute(len, "x" * APART_CHARS, size=APART_CHARS, apart=False)
-            thread_only = thread_only and not producer._apart.started
             await producer.compute(len, "x" * APART_CHARS, size=APART_CHARS, apart=True)
-            return thread_only, producer._apart.started
+            return producer._apart is None
+        finally:
+            await producer.close()
+
+    assert asyncio.run(run())
+
+
+def test_the_producer_keeps_small_and_large_steps_in_its_own_process() -> None:
+    async def run() -> tuple[bool, bool]:
+        producer = AsyncProducer(Settings(redis_url="redis://127.0.0.1:9/0"), apart=True)
+        try:
+            await producer.compute(len, "x" * 100_000, size=100_000, apart=True)
+            thread_only = not started(producer)
+            await producer.compute(len, "x" * APART_CHARS, size=APART_CHARS, apart=False)
+            thread_only = thread_only and not started(producer)
+            await producer.compute(len, "x" * APART_CHARS, size=APART_CHARS, apart=True)
+            return thread_only, started(producer)
         finally:
             await producer.close()
 

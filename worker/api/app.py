@@ -70,7 +70,7 @@ def token_table(settings: Settings) -> TokenTable | None:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
     # made once per process and shared by every request; nothing here is per-request state
-    app.state.producer = AsyncProducer(settings)
+    app.state.producer = AsyncProducer(settings, apart=True)  # run by the guarded CLI
     app.state.redis = async_redis_client(settings, decode=True)
     app.state.compactions = ListHeadWaiter(app.state.redis, settings)
     spill_client = redis_client(settings)

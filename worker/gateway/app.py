@@ -75,7 +75,7 @@ class Gateway:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.producer = AsyncProducer(settings)
+        self.producer = AsyncProducer(settings, apart=True)  # run by the guarded CLI
         self._redis: redis.asyncio.Redis = async_redis_client(settings)
         self.store = RewriteStore(self._redis, settings)
         self.rewriter = Rewriter(self.producer, self.store, settings)
