@@ -102,11 +102,12 @@ def looks_like_json(text: str) -> bool:
         except ValueError:
             pass
     # A value too big or cut short to parse: judge by its opening.
-    # A log line may open with a bracket too ("[1.84s][info] ...", "[ 50%] Building"): a
-    # number counts only as an array's first element.
+    # A log line may open with a bracket too ("[1.84s][info] ...", "[ 50%] Building", "[  0.000]
+    # Connected"): a number counts only as an array's first element, or as the whole line.
     return (
         re.match(
-            r'^[\[{]\s*(?:"[^"\n]{1,200}"\s*:|\{\s*"|\[|"|-?\d+(?:\.\d+)?\s*[,\]]|true|false|null)',
+            r'^[\[{]\s*(?:"[^"\n]{1,200}"\s*:|\{\s*"|\[|"|-?\d+(?:\.\d+)?\s*(?:,|\]\s*(?:\n|$))'
+            r"|true|false|null)",
             stripped,
         )
         is not None
@@ -204,6 +205,12 @@ def json_document(s: Sample) -> bool:
     """JSON, JSON lines, or the start of a big JSON value."""
     output = s.output
     return looks_like_json(s.text if len(output) == len(s.text) else output[:_SAMPLE_HEAD])
+
+
+def delimited_table(s: Sample) -> bool:
+    """Rows under a header that all split into the same number of fields (CSV, TSV)."""
+    lines = s.lines
+    return len(lines) >= 3 and _ratio(lines, _LOG_LINE) < _LOG_SHARE and _is_table(lines)
 
 
 def run_report(s: Sample) -> bool:
