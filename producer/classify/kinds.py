@@ -3,9 +3,11 @@
 One ``Hints`` per ``ToolType``: the agent tool names that are of it, the words in a tool name
 that point at it, the programs of a shell command that print it (and the subcommands of
 programs that print several kinds), and the content tests that recognize it when neither the
-name nor the command tells. The worker's part of each kind (its prompt, its shrink) registers
-against the same names (``tersify.worker.shrink.kinds``); ``complete`` is the check both sides
-run at import, so a kind missing a part fails the import, not a job.
+name nor the command tells (a decisive test's verdict stands; the others are features the
+fitted classifier weighs, ``tersify.classify.learned``). The worker's part of each kind (its
+prompt, its shrink) registers against the same names (``tersify.worker.shrink.kinds``);
+``complete`` is the check both sides run at import, so a kind missing a part fails the import,
+not a job.
 
 Adding a tool type: a member of ``ToolType`` (``tersify.contract``), its ``Hints`` here, its
 ``ToolKind`` in the worker.
@@ -229,13 +231,6 @@ def _ranked(hints: Iterable[Hints]) -> tuple[tuple[Sniff, ToolType], ...]:
 
 CONTENT_TESTS = _ranked(HINTS.values())
 """Every kind's content tests, in rank order."""
-
-
-def sniff(output: str, default: ToolType = ToolType.COMMAND_OUTPUT) -> ToolType:
-    """The tool type ``output`` looks like (the first content test that holds, in rank
-    order), or ``default`` when nothing stands out."""
-    verdict = ranked_verdict(looks.Sample.of(output))
-    return verdict[0] if verdict else default
 
 
 def ranked_verdict(sample: looks.Sample) -> tuple[ToolType, bool] | None:
