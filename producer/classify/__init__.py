@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tersify.classify.features import described
+from tersify.classify.features import Reading
 from tersify.classify.kinds import HINTS, NameWords, by_name, words
 from tersify.classify.learned import Classifier, shipped
 from tersify.classify.shellcmd import Invocation, command_lists
@@ -185,10 +185,10 @@ def by_rules(tool_name: str, command: str | None, output: str) -> ToolType | Non
 def by_content(command: str | None, output: str, model: Classifier | None = None) -> ToolType:
     """The type a decisive content test gives, else the one the fitted classifier (``model``,
     else the shipped one) reads in ``output`` and the shape of the ``command`` that printed it."""
-    values, verdict = described(command, output)
-    if verdict is not None and verdict[1]:
-        return verdict[0]
-    return (model or shipped()).predict(values)
+    reading = Reading.of(command, output)
+    if reading.verdict is not None and reading.verdict[1]:
+        return reading.verdict[0]
+    return (model or shipped()).predict(reading.values())
 
 
 def classify(tool_name: str, command: str | None, output: str) -> ToolType:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from tersify.classify.kinds import ranked_verdict, words
 from tersify.classify.shellcmd import Invocation, command_lists
@@ -20,7 +21,6 @@ from tersify.classify.sniff import (
     _INDEX,
     _LOG_LINE,
     _LS_LONG,
-    _MD_HEADING,
     _PATH_ONLY,
     _SEARCH_HIT,
     _TREE,
@@ -37,6 +37,7 @@ from tersify.classify.sniff import (
     log_lines,
     long_listing,
     looks_like_xml,
+    md_headings,
     path_list,
     run_report,
     search_hits,
@@ -212,27 +213,49 @@ def _shape_features(sample: Sample, lines: list[str]) -> list[float]:
         (chars - len(text.translate(_DIGITS))) / chars,
         sum(1 for line in lines if line.lstrip()[:1].isupper()) / len(lines) if lines else 0.0,
         min(1.0, len(_NUMBER.findall(text)) / tokens),
-        min(1.0, len(_MD_HEADING.findall(text)) / 5),
+        min(1.0, md_headings(text) / 5),
     ]
 
 
-def described(command: str | None, output: str) -> tuple[list[float], tuple[ToolType, bool] | None]:
-    """The values of ``FEATURES`` for one output and the command that printed it, and the
-    verdict of the kinds' ranked content tests (``kinds.ranked_verdict``) they include."""
-    sample = Sample.of(output)
-    kept = sample.lines
-    if len(kept) > _HEAD_LINES + _TAIL_LINES:
-        kept = kept[:_HEAD_LINES] + kept[-_TAIL_LINES:]
-    lines = [line[:_LINE_CHARS] for line in kept]
-    shares = [share(lines) if lines else 0.0 for _, share in _LINE_SHARES]
-    fewer = Sample(sample.output, sample.text, kept, sample.tail)
-    tests = [float(test(fewer)) if lines else 0.0 for _, test in _TESTS]
-    verdict = ranked_verdict(fewer)
-    verdicts = [float(verdict is not None and kind is verdict[0]) for kind in ToolType]
-    values = _command_features(command) + _shape_features(sample, lines) + shares + tests
-    return values + verdicts, verdict
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One output as the classifier reads it: a bounded sample of its lines and the verdict
+    of the kinds' ranked content tests (``kinds.ranked_verdict``); the features on demand,
+    so a decisive verdict costs no more than the tests before it."""
+
+    command: str | None
+    sample: Sample
+    fewer: Sample
+    lines: list[str]
+    verdict: tuple[ToolType, bool] | None
+    held: dict[SniffTest, bool]
+
+    @classmethod
+    def of(cls, command: str | None, output: str) -> Reading:
+        """The reading of ``output``, printed by ``command``."""
+        sample = Sample.of(output)
+        kept = sample.lines
+        if len(kept) > _HEAD_LINES + _TAIL_LINES:
+            kept = kept[:_HEAD_LINES] + kept[-_TAIL_LINES:]
+        fewer = Sample(sample.output, sample.text, kept, sample.tail)
+        held: dict[SniffTest, bool] = {}
+        verdict = ranked_verdict(fewer, held)
+        return cls(command, sample, fewer, [line[:_LINE_CHARS] for line in kept], verdict, held)
+
+    def values(self) -> list[float]:
+        """The values of ``FEATURES``, in order."""
+        lines, fewer, held = self.lines, self.fewer, self.held
+        shares = [share(lines) if lines else 0.0 for _, share in _LINE_SHARES]
+        tests = [
+            float(held[test] if test in held else test(fewer)) if lines else 0.0
+            for _, test in _TESTS
+        ]
+        verdict = self.verdict
+        verdicts = [float(verdict is not None and kind is verdict[0]) for kind in ToolType]
+        shape = _shape_features(self.sample, lines)
+        return _command_features(self.command) + shape + shares + tests + verdicts
 
 
 def features(command: str | None, output: str) -> list[float]:
     """The values of ``FEATURES`` for one output and the command that printed it."""
-    return described(command, output)[0]
+    return Reading.of(command, output).values()

@@ -233,12 +233,17 @@ CONTENT_TESTS = _ranked(HINTS.values())
 """Every kind's content tests, in rank order."""
 
 
-def ranked_verdict(sample: looks.Sample) -> tuple[ToolType, bool] | None:
+def ranked_verdict(
+    sample: looks.Sample, held: dict[looks.SniffTest, bool] | None = None
+) -> tuple[ToolType, bool] | None:
     """The tool type of the first content test that holds for ``sample``, in rank order, and
-    whether that test is decisive; None when none holds."""
+    whether that test is decisive; None when none holds. ``held`` keeps each answer asked."""
     if not sample.text.strip():
         return None
     for sniffed, tool_type in CONTENT_TESTS:
-        if sniffed.test(sample):
+        found = sniffed.test(sample)
+        if held is not None:
+            held[sniffed.test] = found
+        if found:
             return tool_type, sniffed.decisive
     return None
