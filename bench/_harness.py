@@ -19,7 +19,6 @@ import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 from tersify.client import Producer, SummaryHandle
@@ -223,12 +222,7 @@ class FakeModelProcess:
         proc.wait_until(lambda: self._serving(proc), "fake model start", self._start_timeout)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._proc is not None:
             self._proc.stop()
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -127,15 +126,10 @@ _CHILD = (
 
 def _timed_in_child(root: Path | None, megabytes: float, content: str) -> float:
     """One pass in a fresh process importing the pass under ``root`` (None: this tree)."""
+    from shrink import child_output  # bench/shrink.py, beside this script
+
     args = [str(root or ""), str(ROOT / "bench"), str(megabytes), content]
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=BUDGET_SECONDS,
-    )
-    return float(done.stdout.strip().splitlines()[-1])
+    return float(child_output(_CHILD, args, BUDGET_SECONDS).strip().splitlines()[-1])
 
 
 def against(ref: str, megabytes: float, content: str, rounds: int) -> None:

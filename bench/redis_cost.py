@@ -9,12 +9,15 @@ too). A ``MONITOR`` connection beside it tells the commands a client sent apart 
 script ran (``sent_per_job``), and ``INFO cpu`` gives the server's own CPU time per job (what
 bounds how many jobs one primary serves; the MONITOR stream adds to it alike for every
 revision). ``--by-key`` lists, from the watched run, each command per key family (ids folded),
-sent or run by a script. Run: ``.venv/bin/python bench/redis_cost.py --help``.
+sent or run by a script, an ``EVALSHA`` by the name of its script where it is one of tersify's
+(``{id}`` otherwise). Run: ``.venv/bin/python bench/redis_cost.py --help``.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import re
 import sys
 import threading
@@ -39,11 +42,46 @@ _SESSION = re.compile(r"cost-\d+")
 _ID = re.compile(r"[0-9a-f]{16,}")
 
 
-def family(words: list[str]) -> str:
-    """The key family a command names first: its key with session ids and hex ids folded."""
+# Scripts run by EVALSHA, named by module and attribute (those a revision lacks are skipped).
+_SCRIPTS = {
+    "tersify.worker.jobs.summary": {"_TAKE": "take"},
+    "tersify.worker.model.circuit": {"_ADMIT": "circuit admit", "_RECORD": "circuit record"},
+    "tersify.worker.model.ratelimit": {"_TAKE": "rate limit"},
+    "tersify.worker.store.passthroughs": {"_TAKE": "session log take"},
+}
+
+
+def script_names() -> dict[str, str]:
+    """SHA-1 → name of every script of tersify's that is run by ``EVALSHA``."""
+    found: dict[str, str] = {}
+    sources: list[tuple[str, object]] = []
+    try:
+        from tersify.gate.scripts import SOURCES
+
+        sources += [(f"gate {name}", source) for name, source in SOURCES.items()]
+    except ImportError:
+        pass
+    for module, names in _SCRIPTS.items():
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError:
+            continue
+        sources += [(name, getattr(loaded, attr, None)) for attr, name in names.items()]
+    for name, source in sources:
+        if isinstance(source, str):
+            found[hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()] = name
+    return found
+
+
+def family(words: list[str], scripts: dict[str, str] | None = None) -> str:
+    """The key family a command names first: its key with session ids and hex ids folded (an
+    ``EVALSHA``'s script by name when ``scripts`` knows it)."""
     if len(words) < 2:
         return ""
-    return _ID.sub("{id}", _SESSION.sub("{s}", words[1].strip('"')))
+    first = words[1].strip('"')
+    if scripts and words[0].strip('"').lower() == "evalsha" and first in scripts:
+        return f"[{scripts[first]}]"
+    return _ID.sub("{id}", _SESSION.sub("{s}", first))
 
 
 class Monitor:
@@ -56,6 +94,7 @@ class Monitor:
         self.by_key: Counter[tuple[bool, str, str]] = Counter()
         self._on = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
+        self._scripts = script_names()
 
     def _read(self) -> None:
         with self._client.monitor() as monitor:
@@ -68,7 +107,7 @@ class Monitor:
                 command = words[0].strip('"').lower()
                 scripted = line.get("client_type") == "lua"
                 (self.scripted if scripted else self.sent)[command] += 1
-                self.by_key[(scripted, command, family(words))] += 1
+                self.by_key[(scripted, command, family(words, self._scripts))] += 1
 
     def __enter__(self) -> Monitor:
         self._thread.start()

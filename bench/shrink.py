@@ -252,15 +252,20 @@ def timed_in_child(
     clock = "cpu" if CLOCK is time.process_time else "wall"
     content = "flood" if FLOOD else "typed"
     args = [str(root or ""), str(ROOT / "bench"), str(size), str(runs), layout, clock, content]
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, *args],
+    timings: dict[str, list[float]] = json.loads(child_output(_CHILD, args, BUDGET_SECONDS))
+    return timings
+
+
+def child_output(code: str, args: list[str], timeout: float) -> str:
+    """What ``python -c CODE ARGS…`` printed in a fresh interpreter (nothing this process has
+    imported or warmed is in it); a failure or ``timeout`` raises."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
         check=True,
         capture_output=True,
         text=True,
-        timeout=BUDGET_SECONDS,
-    )
-    timings: dict[str, list[float]] = json.loads(done.stdout)
-    return timings
+        timeout=timeout,
+    ).stdout
 
 
 def against(ref: str, size: int, runs: int, rounds: int) -> int:

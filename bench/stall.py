@@ -23,7 +23,6 @@ Run: ``.venv/bin/python bench/stall.py --help``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import resource
@@ -42,6 +41,7 @@ from shrink import export
 from tersify.settings import Settings
 from tersify.worker.processes.group import GroupProcess
 from tersify.worker.processes.redis_server import LocalRedis, free_port
+from tests.rawhttp import half_open_many
 
 TOKEN = "bench-stall-token-0123456789abcdef"  # noqa: S105 - a loopback bench's token
 HEADERS = {"x-api-key": "bench-key", "anthropic-version": "2023-06-01"}
@@ -155,9 +155,8 @@ def half_open(servers: Servers, api: bool, probes: int, count: int) -> tuple[int
     """How many of ``probes`` quiet requests were answered under ``count`` half-sent
     connections, and their milliseconds (an unanswered one counts ``PROBE_SECONDS``)."""
     port = servers.api_port if api else servers.gateway_port
-    socks = [s for n in range(count) if (s := _half_open(port, OPENERS[n % 3])) is not None]
     answered, samples = 0, []
-    try:
+    with half_open_many(port, count, OPENERS):
         for _ in range(probes):
             started = time.perf_counter()
             try:
@@ -167,23 +166,7 @@ def half_open(servers: Servers, api: bool, probes: int, count: int) -> tuple[int
             except httpx.HTTPError:
                 pass
             samples.append(1000 * (time.perf_counter() - started))
-    finally:
-        for sock in socks:
-            sock.close()
     return answered, samples
-
-
-def _half_open(port: int, first: bytes) -> socket.socket | None:
-    sock = socket.socket()
-    sock.settimeout(5)
-    try:
-        sock.connect(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        return None
-    with contextlib.suppress(OSError):
-        sock.sendall(first)
-    return sock
 
 
 def _quiet_call(client: httpx.Client, api: bool, port: int) -> Callable[[], object]:

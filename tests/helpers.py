@@ -1,17 +1,22 @@
-"""Helpers the tests share: run the CLI as a user would, wait for a condition (bounded)."""
+"""Helpers the tests share: run the CLI as a user would (or one command in this process), wait
+for a condition (bounded)."""
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from types import ModuleType
 from typing import TypeVar
+
+import pytest
 
 from tersify.settings import Settings
 from tersify.worker.processes.redis_server import free_port
 
-__all__ = ["free_port", "tersify", "tersify_argv", "wait_for"]
+__all__ = ["free_port", "run_command", "tersify", "tersify_argv", "wait_for"]
 
 T = TypeVar("T")
 
@@ -36,6 +41,19 @@ def tersify(
         timeout=timeout,
         check=False,
     )
+
+
+def run_command(
+    command: ModuleType, name: str, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int, str, str]:
+    """Run ``tersify NAME ARGV…`` in this process through its module (``worker.cli.<name>``:
+    its ``add_parser``) on default settings: the exit code, stdout and stderr."""
+    parser = argparse.ArgumentParser(prog="tersify")
+    command.add_parser(parser.add_subparsers(required=True))
+    args = parser.parse_args([name, *argv])
+    code: int = args.run(args, Settings())
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def wait_for(check: Callable[[], T], what: str = "condition", timeout: float = 120.0) -> T:

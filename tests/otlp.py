@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any, Self
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -90,12 +89,7 @@ class OtlpReceiver:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=10)

@@ -1,13 +1,16 @@
-"""HTTP/1.1 by hand, for hostile tests: requests no client library would normalize, and a
-loopback listener that records every connection it is offered (a place nothing may reach)."""
+"""HTTP/1.1 by hand, for hostile tests and benchmarks: requests no client library would
+normalize, connections left half-sent, and a loopback listener that records every connection it
+is offered (a place nothing may reach)."""
 
 from __future__ import annotations
 
+import contextlib
+import resource
 import socket
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Self
 
 
@@ -63,6 +66,62 @@ def parse(data: bytes) -> RawResponse:
     return RawResponse(status, headers, body)
 
 
+def half_open(port: int, first: bytes) -> socket.socket | None:
+    """A loopback connection that sent ``first`` and nothing more; None when it never connected.
+    One the server closed while ``first`` was being sent is kept: the server counts its close."""
+    sock = socket.socket()
+    sock.settimeout(5)
+    try:
+        sock.connect(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        return None
+    with contextlib.suppress(OSError):  # closed past the server's cap meanwhile: that is the point
+        sock.sendall(first)
+    return sock
+
+
+@contextlib.contextmanager
+def half_open_many(
+    port: int, count: int, openers: Sequence[bytes]
+) -> Iterator[list[socket.socket]]:
+    """``count`` connections to the loopback ``port``, each left half-sent with the next of
+    ``openers`` in turn: those that connected, all closed when the block ends."""
+    socks = [
+        s for n in range(count) if (s := half_open(port, openers[n % len(openers)])) is not None
+    ]
+    try:
+        yield socks
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def all_closed_by_server(socks: Sequence[socket.socket], timeout: float) -> bool:
+    """Whether the server closed every one of ``socks``, each given ``timeout`` seconds."""
+    for sock in socks:
+        sock.settimeout(timeout)
+    return all(closed_by_server(sock) for sock in socks)
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server closed (or reset) ``sock`` before its timeout passed."""
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+    except OSError:  # reset: closed too
+        return True
+
+
+def raise_fd_limit(at_least: int) -> None:
+    """Raise this process's soft descriptor limit to ``at_least`` (at most 4096 and the hard
+    limit) when it is lower: room for a test's own sockets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < at_least:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+
+
 def _unchunked(body: bytes) -> bytes:
     out: list[bytes] = []
     while body:
@@ -108,9 +167,7 @@ class Trap:
         self._thread.start()
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
         self._sock.close()

@@ -127,12 +127,14 @@ class Stored(TypedDict):
 
 class Completion(TypedDict, total=False):
     """How a result is stored: for ``ttl`` seconds, releasing the interactive job's hold, with
-    the ``writes`` that go with an applied result."""
+    the ``writes`` that go with an applied result; ``taken``: by the worker that took the job
+    (its progress mark stays, see ``gate.scripts``)."""
 
     ttl: Required[int]
     session_id: str | None
     token: int | None
     writes: Sequence[Command]
+    taken: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,9 +264,12 @@ class GateCalls:
         session_id: str | None = None,
         token: int | None = None,
         writes: Sequence[Command] = (),
+        taken: bool = False,
     ) -> Call[CompletionOutcome]:
         """Store ``job``'s result and release its hold (batch: no session, no token); the
-        ``writes`` (a run's record) are made with it when it is applied."""
+        ``writes`` (a run's record) are made with it when it is applied. ``taken``: the caller
+        is the worker that took the job, whose progress mark needs no change (anyone else marks
+        the job done, so that a worker yet to take it skips it)."""
         sid = session_id
         if (sid is None) != (token is None):
             raise ValueError("complete needs both session_id and token, or neither (batch)")
@@ -280,7 +285,7 @@ class GateCalls:
             "complete",
             "complete",
             ks,
-            (*args, *script_args(writes)),
+            (*args, int(taken), *script_args(writes)),
             lambda reply: CompletionOutcome(_text(reply)),
         )
 
@@ -301,8 +306,14 @@ class GateCalls:
 
         return Call("claim_expired", "claim", (keys.gate_due(),), args, parse)
 
-    def state(self, sid: str) -> Call[tuple[int, int]]:
-        return Call("is_open", "state", (keys.session(sid),), (), lambda r: (int(r[0]), int(r[1])))
+    def state(self, sid: str, *, waiting: bool = False) -> Call[tuple[int, int]]:
+        """The gate's live holds and ms until the first expires; ``waiting``: the caller is
+        subscribed to the gate's events and asks, while the gate is closed, for its opening to
+        be announced (a release announces nothing nobody asked for)."""
+        args = ("w",) if waiting else ()
+        return Call(
+            "is_open", "state", (keys.session(sid),), args, lambda r: (int(r[0]), int(r[1]))
+        )
 
     def status(self, sid: str) -> Call[GateStatus]:
         def parse(reply: Any) -> GateStatus:

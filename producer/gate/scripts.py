@@ -130,19 +130,27 @@ local function hold_in(sess, due_key, set)
   end
   return token
 end
--- store gate g (a hold of it just went) and announce the gate open when no hold is live
-local function settle(sess, due_key, g, sid, channel)
-  local now = nil
-  if next(g.h) ~= nil then
-    now = now_ms()
-    prune(g, now)
-  end
-  redis.call('HSET', sess, 'gate', cjson.encode(g))
-  if next(g.h) == nil then
+-- store gate g (a hold of it just went) and, when a waiter asked (``w``, the session hash's
+-- field ``waiting``), announce the gate open once no hold it keeps can hold it shut: none left,
+-- or only holds a sweeper claimed. One left unclaimed is live, or expired unannounced (its
+-- worker died) and then opened the gate already: a waiter wakes at the earliest expiry it saw
+-- and re-reads at least every second. No TIME is read here; what outlived its record is pruned
+-- by the next hold and by the sweeper. An announcement clears the ask.
+local function settle(sess, due_key, g, sid, channel, w)
+  local open = next(g.h) == nil
+  if open then
     redis.call('ZREM', due_key, sid)
+  else
+    open = true
+    for _, r in pairs(g.h) do
+      if not r.k then open = false break end
+    end
+  end
+  if open and w and w ~= '' then
+    redis.call('HSET', sess, 'gate', cjson.encode(g), 'waiting', '')
     redis.call('PUBLISH', channel, 'open')
-  elseif live(g, now) == 0 then
-    redis.call('PUBLISH', channel, 'open')
+  else
+    redis.call('HSET', sess, 'gate', cjson.encode(g))
   end
 end
 """
@@ -207,24 +215,29 @@ return out
 
 # KEYS session, due · ARGV sid, job, token, channel → 1 released, 0 no such hold, -1 stale token
 _RELEASE = """
-local g = gate_of(redis.call('HGET', KEYS[1], 'gate'))
+local got = redis.call('HMGET', KEYS[1], 'gate', 'waiting')
+local g = gate_of(got[1])
 local r = g.h[ARGV[2]]
 if not r then return 0 end
 if r.t ~= tonumber(ARGV[3]) then return -1 end
 g.h[ARGV[2]] = nil
-settle(KEYS[1], KEYS[2], g, ARGV[1], ARGV[4])
+settle(KEYS[1], KEYS[2], g, ARGV[1], ARGV[4], got[2])
 return 1
 """
 
 # KEYS progress, result, late[, session, due] · ARGV job, json, ttl, sid, token, channel (the
-# last three empty for a batch job), then the writes that go with an applied result (a run's
-# record), each as its argument count and its arguments. The progress mark says whether a
-# result exists (a job with none yet, such as one no worker took, is asked the result itself).
+# three before last empty for a batch job), taken (1: the caller is the worker that took the
+# job), then the writes that go with an applied result (a run's record), each as its argument
+# count and its arguments. The result list's length says whether a result was there already
+# (a second one is taken back off and kept as late). Any caller but the worker that took the
+# job marks the job done, so a worker yet to take it skips it; that worker's own mark stays
+# ``T``, and a redelivery of its message finds the result (the take script).
 _COMPLETE = """
 local job = ARGV[1]
-local g, rec, mine = nil, nil, false
+local g, rec, mine, waiting = nil, nil, false, nil
 if #KEYS > 3 then
-  g = gate_of(redis.call('HGET', KEYS[4], 'gate'))
+  local got = redis.call('HMGET', KEYS[4], 'gate', 'waiting')
+  g, waiting = gate_of(got[1]), got[2]
   rec = g.h[job]
   mine = rec ~= nil and rec.t == tonumber(ARGV[5])
 end
@@ -234,20 +247,21 @@ local function late()
   return 'late'
 end
 if rec and not mine then return late() end
-local before = redis.call('SET', KEYS[1], 'D', 'EX', ARGV[3], 'GET')
-local done = before == 'D' or (not before and redis.call('EXISTS', KEYS[2]) == 1)
-if not done then
-  redis.call('RPUSH', KEYS[2], ARGV[2])
+if ARGV[7] ~= '1' then redis.call('SET', KEYS[1], 'D', 'EX', ARGV[3]) end
+local done = redis.call('RPUSH', KEYS[2], ARGV[2]) > 1
+if done then
+  redis.call('RPOP', KEYS[2])
+else
   redis.call('EXPIRE', KEYS[2], ARGV[3])
 end
 -- the hold goes with the result; a sweeper's claim goes once any result exists, else it would
 -- be claimed again and again
 if rec and (not done or rec.k) then
   g.h[job] = nil
-  settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6])
+  settle(KEYS[4], KEYS[5], g, ARGV[4], ARGV[6], waiting)
 end
 if done then return late() end
-run_writes(7)
+run_writes(8)
 return 'applied'
 """
 
@@ -284,11 +298,16 @@ end
 return out
 """
 
-# KEYS session → {live holds, ms until the earliest live hold expires}
+# KEYS session · ARGV [w: a waiter subscribed to the gate's events asks for the opening to be
+# announced] → {live holds, ms until the earliest live hold expires}
 _STATE = """
 local now = now_ms()
-local n, first = live(gate_of(redis.call('HGET', KEYS[1], 'gate')), now)
+local got = redis.call('HMGET', KEYS[1], 'gate', 'waiting')
+local n, first = live(gate_of(got[1]), now)
 if n == 0 then return {0, 0} end
+if ARGV[1] == 'w' and (not got[2] or got[2] == '') then
+  redis.call('HSET', KEYS[1], 'waiting', '1')
+end
 return {n, first - now}
 """
 

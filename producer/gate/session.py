@@ -116,11 +116,12 @@ class SessionGate:
         try:
             # redis-py leaves the blocking client's pubsub() unannotated
             with self._client.pubsub() as pubsub:  # type: ignore[no-untyped-call]
-                # subscribe before looking, so an opening between the two is never missed
+                # subscribe before looking (the look asks for the opening to be announced), so
+                # an opening between the two is never missed
                 pubsub.subscribe(keys.gate_events(session_id))
                 pubsub.get_message(timeout=max(0.0, min(timeout, RECHECK_SECONDS)))
                 while True:
-                    step = wait_step(self._state(session_id), deadline)
+                    step = wait_step(self._state(session_id, waiting=True), deadline)
                     if isinstance(step, bool):
                         return step
                     pubsub.get_message(timeout=step)
@@ -135,8 +136,8 @@ class SessionGate:
         """All held input, oldest first, removed atomically; [] while the gate is closed."""
         return self.run(self.calls.take(session_id))
 
-    def _state(self, session_id: str) -> tuple[int, int]:
-        call = self.calls.state(session_id)
+    def _state(self, session_id: str, *, waiting: bool = False) -> tuple[int, int]:
+        call = self.calls.state(session_id, waiting=waiting)
         return call.parse(self._scripts[call.script](keys=call.keys, args=call.args))
 
 
@@ -220,7 +221,7 @@ class AsyncSessionGate:
                 await pubsub.subscribe(keys.gate_events(session_id))
                 await pubsub.get_message(timeout=max(0.0, min(timeout, RECHECK_SECONDS)))
                 while True:
-                    step = wait_step(await self._state(session_id), deadline)
+                    step = wait_step(await self._state(session_id, waiting=True), deadline)
                     if isinstance(step, bool):
                         return step
                     await pubsub.get_message(timeout=step)
@@ -235,6 +236,6 @@ class AsyncSessionGate:
         """All held input, oldest first, removed atomically; [] while the gate is closed."""
         return await self.run(self.calls.take(session_id))
 
-    async def _state(self, session_id: str) -> tuple[int, int]:
-        call = self.calls.state(session_id)
+    async def _state(self, session_id: str, *, waiting: bool = False) -> tuple[int, int]:
+        call = self.calls.state(session_id, waiting=waiting)
         return call.parse(await self._scripts[call.script](keys=call.keys, args=call.args))

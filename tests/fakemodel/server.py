@@ -9,7 +9,6 @@ import json
 import threading
 from collections import deque
 from collections.abc import Iterable
-from types import TracebackType
 from typing import Any, Self
 
 from tests.fakemodel.behaviours import (
@@ -119,12 +118,7 @@ class FakeModelServer:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # addresses

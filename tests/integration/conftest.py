@@ -16,6 +16,7 @@ from tersify.store import keys
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
+from tests.integration.api import TOKENS, ApiServer
 from tests.integration.gateway import Gateway, launch
 
 API_KEY = "sk-test-not-a-real-key-0123456789"
@@ -69,6 +70,31 @@ def producer(settings: Settings) -> Iterator[Producer]:
     """A producer on the test's settings."""
     with Producer(settings) as prod:
         yield prod
+
+
+@pytest.fixture
+def start_api(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., ApiServer]]:
+    """Start API servers (one process each) on the test's Redis, each with ``TOKENS`` unless
+    ``api_tokens`` is given, and under ``wrapper`` (``sh -c 'ulimit …'``) when one is; stopped
+    when the test ends."""
+    started: list[ApiServer] = []
+
+    def start(*, wrapper: tuple[str, ...] = (), **env: str) -> ApiServer:
+        env.setdefault("api_tokens", TOKENS)
+        server = ApiServer(settings, tmp_path, workers=1, **env)
+        server.argv = [*wrapper, *server.argv]
+        started.append(server.start())
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def api_server(start_api: Callable[..., ApiServer]) -> ApiServer:
+    """One ``tersify api`` process (one worker) on the test's Redis, with ``TOKENS``."""
+    return start_api()
 
 
 @pytest.fixture

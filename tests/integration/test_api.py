@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import httpx
 import pytest
@@ -18,69 +17,13 @@ from tersify.settings import Settings
 from tersify.store.redis_url import redis_client
 from tersify.text.spill import SpillStore
 from tersify.worker.api.openapi import DOCUMENT, render
-from tersify.worker.processes.group import GroupProcess
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
-from tests.helpers import free_port, tersify_argv, wait_for
+from tests.helpers import free_port, wait_for
+from tests.integration.api import SCOPED, TOKEN, TOKENS, ApiServer
 
-TOKEN = "tok-full-access-0123456789abcdef"
-SCOPED = "tok-team-a-only-0123456789abcdef"
-TOKENS = f"{TOKEN},{SCOPED}:team-a/*"
 LONG_OUTPUT = "".join(f"line {i}: ERROR something failed at step {i}\n" for i in range(400))
 StartWorker = Callable[..., WorkerProcess]
-
-
-class ApiServer(GroupProcess):
-    """One ``tersify api`` process (its own process group) on a free loopback port."""
-
-    def __init__(self, settings: Settings, log_dir: Path, *, workers: int = 2, **env: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        overrides = {"redis_url": settings.redis_url, "log_format": "json", **env}
-        super().__init__(
-            self.command("--workers", str(workers)),
-            env=settings.child_env(**overrides),
-            log_path=log_dir / f"api-{self.port}.log",
-        )
-
-    def command(self, *extra: str) -> list[str]:
-        """The ``tersify api`` command line."""
-        return tersify_argv("api", "--port", str(self.port), *extra)
-
-    def start(self, timeout: float = 20.0) -> Self:
-        """Start the server and wait until ``/healthz`` answers (with any status)."""
-        super().start()
-        self.wait_until(self._answers, "api start", timeout)
-        return self
-
-    def _answers(self) -> bool:
-        try:
-            httpx.get(f"{self.url}/healthz", timeout=1.0)
-        except httpx.TransportError:
-            return False
-        return True
-
-    def run_once(self, *extra: str) -> subprocess.CompletedProcess[str]:
-        """Run ``tersify api`` expecting it to refuse to start (bounded by a timeout)."""
-        return subprocess.run(
-            self.command(*extra), env=self.env, capture_output=True, text=True, timeout=30
-        )
-
-
-@pytest.fixture
-def start_api(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., ApiServer]]:
-    """Start API servers (one process each) on the test's Redis; stopped when the test ends."""
-    started: list[ApiServer] = []
-
-    def start(**env: str) -> ApiServer:
-        env.setdefault("api_tokens", TOKENS)
-        server = ApiServer(settings, tmp_path, workers=1, **env).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import select
 import socket
 import string
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -29,11 +27,17 @@ from tests.helpers import free_port, wait_for
 from tests.integration.test_api import (
     SCOPED,
     TOKEN,
-    TOKENS,
     ApiServer,
     assert_problem,
     client,
     summary_body,
+)
+from tests.rawhttp import (
+    all_closed_by_server,
+    closed_by_server,
+    half_open,
+    half_open_many,
+    raise_fd_limit,
 )
 
 StartApi = Callable[..., ApiServer]
@@ -54,23 +58,6 @@ junk_methods = st.text(alphabet=_TCHAR, min_size=1, max_size=40).filter(
 def series(page: str) -> set[str]:
     """The names and label sets of a Prometheus text page's samples."""
     return {line.rpartition(" ")[0] for line in page.splitlines() if not line.startswith("#")}
-
-
-@pytest.fixture
-def start_api(settings: Settings, tmp_path: Path) -> Iterator[StartApi]:
-    """Start one-process API servers on the test's Redis; stopped when the test ends."""
-    started: list[ApiServer] = []
-
-    def start(*, wrapper: tuple[str, ...] = (), **env: str) -> ApiServer:
-        env.setdefault("api_tokens", TOKENS)
-        server = ApiServer(settings, tmp_path, workers=1, **env)
-        server.argv = [*wrapper, *server.argv]
-        started.append(server.start())
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def test_junk_methods_leave_the_metrics_page_the_same_size(start_api: StartApi) -> None:
@@ -102,40 +89,11 @@ def test_junk_methods_leave_the_metrics_page_the_same_size(start_api: StartApi) 
     assert not any(f'method="{m}"' in scrape.text for m in set(sent))
 
 
-def _open(port: int, first: bytes) -> socket.socket | None:
-    """A connection that sent ``first``; None when it never connected. One the server closed
-    while ``first`` was being sent is kept: the server counts its close."""
-    sock = socket.socket()
-    sock.settimeout(5)
-    try:
-        sock.connect(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        return None
-    try:
-        if first:
-            sock.sendall(first)
-    except OSError:  # closed past the server's cap meanwhile: that is the point
-        pass
-    return sock
-
-
-def _closed_by_server(sock: socket.socket) -> bool:
-    try:
-        return sock.recv(1024) == b""
-    except TimeoutError:
-        return False
-    except OSError:  # reset: closed too
-        return True
-
-
 @pytest.mark.slow
 def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connections(
     start_api: StartApi,
 ) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < 2048:  # this test's own 600 sockets
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    raise_fd_limit(2048)  # this test's own 600 sockets
     api = start_api(
         wrapper=("sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"),
         api_header_timeout_seconds="2",
@@ -147,17 +105,11 @@ def test_healthz_answers_under_a_256_fd_limit_with_600_idle_and_half_sent_connec
         b"GET /healthz HTTP/1.1\r\nHost: x\r\n",  # headers never finished
         b"POST /v1/summaries HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",  # slow body
     )
-    socks = [s for i in range(600) if (s := _open(api.port, openers[i % 3])) is not None]
-    probes = Probes(api)
-    try:
+    with half_open_many(api.port, 600, openers) as socks:
+        probes = Probes(api)
         healthy = wait_for(probes.health, "/healthz answered", timeout=60)
         assert healthy == 200
-        for sock in socks:
-            sock.settimeout(10)
-        assert all(_closed_by_server(sock) for sock in socks)
-    finally:
-        for sock in socks:
-            sock.close()
+        assert all_closed_by_server(socks, 10)
     assert api.alive()
     assert api.log().count("out of system resource") < 5
     closed = httpx.get(f"{api.url}/metrics", timeout=10).text
@@ -266,14 +218,14 @@ def test_at_the_cap_a_new_connection_takes_the_place_of_the_oldest_half_open_one
     start_api: StartApi,
 ) -> None:
     api = start_api(api_max_connections="8", api_header_timeout_seconds="60")
-    silent = [s for _ in range(12) if (s := _open(api.port, b"")) is not None]
+    silent = [s for _ in range(12) if (s := half_open(api.port, b"")) is not None]
     try:
         # a closed (reset) socket turns readable; a held one stays silent for its 60 s
         def closed() -> list[socket.socket]:
             return select.select(silent, [], [], 0)[0]
 
         wait_for(lambda: len(closed()) >= len(silent) - 8, "the oldest connections closed")
-        assert all(_closed_by_server(sock) for sock in closed())
+        assert all(closed_by_server(sock) for sock in closed())
         # the newest connections hold the slots: a client arriving now takes the oldest's
         assert set(closed()) <= set(silent[: len(closed())])
         assert wait_for(lambda: Probes(api).health() == 200, "a slot for /healthz", timeout=30)
@@ -295,15 +247,15 @@ def test_past_the_cap_with_every_connection_busy_a_new_one_is_closed_at_once(
     try:
         for _ in range(8):  # eight long-polls: every slot has a request in hand
             request = b"GET /v1/sessions/busy/gate?wait=30 HTTP/1.1\r\nHost: x\r\n"
-            sock = _open(api.port, request + f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
+            sock = half_open(api.port, request + f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())
             assert sock is not None
             held.append(sock)
         time.sleep(1)  # the long-polls are read and waiting
-        extra = _open(api.port, b"")
+        extra = half_open(api.port, b"")
         assert extra is not None
         held.append(extra)
         extra.settimeout(10)
-        assert _closed_by_server(extra)
+        assert closed_by_server(extra)
         assert not select.select(held[:-1], [], [], 0)[0]  # none of the busy ones was closed
     finally:
         for sock in held:

@@ -16,7 +16,8 @@ from tersify.text.spill import SpillStore
 from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.store.sessionlog import session_files
 from tests.helpers import tersify, wait_for
-from tests.integration.test_api import SCOPED, ApiServer, client, start_api  # noqa: F401
+from tests.integration.api import SCOPED, ApiServer
+from tests.integration.test_api import client
 from tests.integration.test_compaction_jobs import openai_history
 
 StartWorker = Callable[..., WorkerProcess]
@@ -103,7 +104,7 @@ def test_producer_forget_and_delete_over_http_forget_a_session(
     start_worker: StartWorker,
     producer: Producer,
     redis_client: redis.Redis,
-    start_api: Callable[..., ApiServer],  # noqa: F811
+    start_api: Callable[..., ApiServer],
 ) -> None:
     start_worker()
     first = use_session(producer, "first")
@@ -121,7 +122,7 @@ def test_producer_forget_and_delete_over_http_forget_a_session(
 
 
 def test_a_scoped_token_cannot_forget_another_teams_session(
-    start_api: Callable[..., ApiServer],  # noqa: F811
+    start_api: Callable[..., ApiServer],
 ) -> None:
     with client(start_api(), SCOPED) as http:
         response = http.delete("/v1/sessions/team-b/other")

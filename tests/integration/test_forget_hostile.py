@@ -21,7 +21,8 @@ from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.store.sessionlog import session_files
 from tests.helpers import wait_for
 from tests.hooks import HookReceiver
-from tests.integration.test_api import SCOPED, ApiServer, client, start_api  # noqa: F401
+from tests.integration.api import SCOPED, ApiServer
+from tests.integration.test_api import client
 
 StartWorker = Callable[..., WorkerProcess]
 SECRET = "whsec-forget-0123456789abcdef"
@@ -57,7 +58,7 @@ def sessions_in(client: redis.Redis, key: str) -> list[str]:
 def test_forget_removes_only_the_exact_sessions_list_entries(
     settings: Settings,
     redis_client: redis.Redis,
-    start_api: Callable[..., ApiServer],  # noqa: F811
+    start_api: Callable[..., ApiServer],
 ) -> None:
     for n, session in enumerate(SIBLINGS):
         dead_letter(redis_client, DeadLetterReason.PAYLOAD_MISSING, "expired", message(session, n))
@@ -118,7 +119,7 @@ def test_forget_never_scans_the_keyspace(
     settings: Settings,
     producer: Producer,
     redis_client: redis.Redis,
-    start_api: Callable[..., ApiServer],  # noqa: F811
+    start_api: Callable[..., ApiServer],
 ) -> None:
     for start in range(0, 200_000, 20_000):
         with redis_client.pipeline(transaction=False) as pipe:

@@ -29,6 +29,13 @@ LITERAL = json.dumps(BIG_LOG).encode()
 WORKER_CALLS = "tool_output_"  # in the worker's summary requests only (the prompt's fence)
 
 
+@pytest.fixture
+def gateway(start_worker: StartWorker, start_gateway: StartGateway) -> Gateway:
+    """A worker, then a gateway in front of the fake model, both on the test's defaults."""
+    start_worker()
+    return start_gateway()
+
+
 def turn(stream: bool = False) -> dict[str, Any]:
     """A request body: a shell call and its large result."""
     return {
@@ -92,13 +99,8 @@ def test_with_no_live_worker_the_request_goes_upstream_whole_and_the_gate_stays_
 
 
 def test_upstream_429_and_500_reach_the_sdk_and_its_retries_carry_the_same_bytes(
-    start_worker: StartWorker,
-    start_gateway: StartGateway,
-    fake_model: FakeModelServer,
-    producer: Producer,
+    gateway: Gateway, fake_model: FakeModelServer, producer: Producer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     fake_model.script([status(429, retry_after=0), status(500), ok(), status(429, retry_after=7)])
     capture = Capture()
     body = turn()
@@ -120,13 +122,8 @@ def test_upstream_429_and_500_reach_the_sdk_and_its_retries_carry_the_same_bytes
 
 
 def test_a_client_leaving_mid_stream_closes_the_upstream_stream(
-    start_worker: StartWorker,
-    start_gateway: StartGateway,
-    fake_model: FakeModelServer,
-    producer: Producer,
+    gateway: Gateway, fake_model: FakeModelServer, producer: Producer
 ) -> None:
-    start_worker()
-    gateway = start_gateway()
     fake_model.script([slow_drip(8.0)])
     with (
         httpx.Client(timeout=30) as client,

@@ -3,10 +3,8 @@ requests sent byte by byte where a client library would have normalized them."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import resource
 import secrets
 import socket
 import threading
@@ -30,7 +28,15 @@ from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
 from tests.helpers import free_port, tersify_argv, wait_for
 from tests.integration.gateway import API_KEY, Gateway, port_open
-from tests.rawhttp import RawResponse, Trap, exchange, request_bytes
+from tests.rawhttp import (
+    RawResponse,
+    Trap,
+    all_closed_by_server,
+    exchange,
+    half_open_many,
+    raise_fd_limit,
+    request_bytes,
+)
 
 StartWorker = Callable[..., WorkerProcess]
 StartGateway = Callable[..., Gateway]
@@ -319,36 +325,11 @@ def test_two_agents_without_a_session_header_and_the_same_opening_never_share_a_
     assert session(keyless, "127.0.0.1") == here
 
 
-def _half_open(port: int, first: bytes) -> socket.socket | None:
-    """A connection that sent ``first`` and nothing more; None when it never connected."""
-    sock = socket.socket()
-    sock.settimeout(5)
-    try:
-        sock.connect(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        return None
-    with contextlib.suppress(OSError):  # closed past the cap meanwhile: that is the point
-        sock.sendall(first)
-    return sock
-
-
-def _closed_by_server(sock: socket.socket) -> bool:
-    try:
-        return sock.recv(1024) == b""
-    except TimeoutError:
-        return False
-    except OSError:  # reset: closed too
-        return True
-
-
 @pytest.mark.slow
 def test_the_gateway_answers_under_a_256_fd_limit_with_1100_half_open_connections(
     settings: Settings, fake_model: FakeModelServer, tmp_path: Path
 ) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < 2400:  # this test's own sockets
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    raise_fd_limit(2400)  # this test's own sockets
     port = free_port()
     env = {
         "redis_url": settings.redis_url,
@@ -371,16 +352,10 @@ def test_the_gateway_answers_under_a_256_fd_limit_with_1100_half_open_connection
             b"POST /v1/messages HTTP/1.1\r\nHost: x\r\n",  # headers never finished
             b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 9999\r\n\r\n{",
         )
-        socks = [s for i in range(1100) if (s := _half_open(port, openers[i % 3])) is not None]
-        try:
+        with half_open_many(port, 1100, openers) as socks:
             answered = wait_for(lambda: _forwarded(port), "a request answered", timeout=60)
             assert answered == 200
-            for sock in socks:
-                sock.settimeout(15)
-            assert all(_closed_by_server(sock) for sock in socks)
-        finally:
-            for sock in socks:
-                sock.close()
+            assert all_closed_by_server(socks, 15)
         assert process.alive()
         page = httpx.get(f"http://127.0.0.1:{port}/tersify/metrics", timeout=10).text
         counts = {

@@ -156,6 +156,23 @@ def test_cancelling_a_queued_job_drops_it_and_opens_the_gate(
     assert (again.state, again.result) == (JobState.FINISHED, done.result)
 
 
+def test_a_finished_jobs_message_delivered_again_is_skipped(
+    producer: Producer, start_worker: StartWorker, redis_client: Any
+) -> None:
+    handle = producer.submit(session_id="d", tool_name="bash", output=OUTPUT)
+    (entry,) = redis_client.lrange("interactive", 0, -1)  # its message, as queued
+    worker = start_worker(log_format="json")
+    first = handle.wait(30)
+    progress = keys.job_state(handle.job_id)
+    assert redis_client.get(progress) == "T"  # the worker that stored it left its mark
+    redis_client.lpush("interactive", entry)  # delivered again: an ack the worker lost
+    wait_for(lambda: "job_skipped_duplicate" in worker.log_path.read_text(), "the job skipped")
+    assert redis_client.get(progress) == "D"  # a third delivery is skipped at once
+    assert redis_client.llen(keys.result(handle.job_id)) == 1
+    assert not redis_client.exists(keys.late_result(handle.job_id))
+    assert producer.get(handle.job_id) == first
+
+
 def test_cancelling_a_running_job_ends_it_with_the_fallback_and_opens_the_gate(
     producer: Producer, start_worker: StartWorker, fake_model: FakeModelServer, redis_client: Any
 ) -> None:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from tersify.client import Producer
 from tersify.client.liveness import no_worker_warning
@@ -14,18 +12,10 @@ from tersify.contract import Queue
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify
-from tests.integration.test_api import TOKENS, ApiServer, client, summary_body
+from tests.integration.test_api import ApiServer, client, summary_body
 
 LONG = "".join(f"line {i}: something happened at step {i}\n" for i in range(200))
 StartWorker = Callable[..., WorkerProcess]
-
-
-@pytest.fixture
-def api_server(settings: Settings, tmp_path: Path) -> Iterator[ApiServer]:
-    """One ``tersify api`` process on the test's Redis."""
-    server = ApiServer(settings, tmp_path, workers=1, api_tokens=TOKENS).start()
-    yield server
-    server.stop()
 
 
 def test_submit_with_no_worker_warns_before_it_waits_out_its_timeout(settings: Settings) -> None:

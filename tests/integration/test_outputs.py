@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -14,7 +13,7 @@ from tersify.errors import InvalidJobError, JobNotFoundError
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify
-from tests.integration.test_api import SCOPED, TOKENS, ApiServer, client
+from tests.integration.test_api import SCOPED, ApiServer, client
 
 LINES = [
     f"{i:04d} commit {i * 7919 % 100_000:05x} {'fix' if i % 10 == 0 else 'add'} thing {i}"
@@ -22,14 +21,6 @@ LINES = [
 ]
 OUTPUT = "\n".join(LINES) + "\n"
 StartWorker = Callable[..., WorkerProcess]
-
-
-@pytest.fixture
-def api_server(settings: Settings, tmp_path: Path) -> Iterator[ApiServer]:
-    """One ``tersify api`` process on the test's Redis."""
-    server = ApiServer(settings, tmp_path, workers=1, api_tokens=TOKENS).start()
-    yield server
-    server.stop()
 
 
 def summarized(producer: Producer, session_id: str = "team-a/s1") -> str:

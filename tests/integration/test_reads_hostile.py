@@ -17,7 +17,8 @@ from tersify.settings import Settings
 from tersify.store import keys
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.helpers import tersify, wait_for
-from tests.integration.test_api import ApiServer, client, start_api  # noqa: F401
+from tests.integration.api import ApiServer
+from tests.integration.test_api import client
 
 StartWorker = Callable[..., WorkerProcess]
 OUTPUT = "".join(f"{i:04d} INFO request {i} served in {i % 97} ms\n" for i in range(600))
@@ -37,7 +38,7 @@ def test_large_grep_reads_never_hold_another_clients_request(
     settings: Settings,
     producer: Producer,
     redis_client: redis.Redis,
-    start_api: Callable[..., ApiServer],  # noqa: F811
+    start_api: Callable[..., ApiServer],
 ) -> None:
     line = "2026-01-01T00:00:00 INFO worker-{:07d} handled a request in 12 ms\n"
     big = "".join(line.format(i) for i in range(15 * 1024 * 1024 // len(line.format(0))))

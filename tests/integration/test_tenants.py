@@ -3,18 +3,18 @@ worker's job and cost metrics carry the tenant (configured names only)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer
 from tests.helpers import free_port, wait_for
+from tests.integration.api import ApiServer
 from tests.integration.conftest import provider_env
-from tests.integration.test_api import LONG_OUTPUT, ApiServer
+from tests.integration.test_api import LONG_OUTPUT
 from tests.integration.test_metrics import scrape, total
 
 ACME = "tok-acme-0123456789abcdef0123"
@@ -22,22 +22,6 @@ BETA = "tok-beta-0123456789abcdef0123"
 FREE = "tok-untenanted-0123456789abcd"
 TENANTS = "acme=2/0,beta=0/0.000001"
 TOKENS = f"{ACME}#acme,{BETA}:beta-*#beta,{FREE}"
-
-
-@pytest.fixture
-def start_api(settings: Settings, tmp_path: Path) -> Iterator[Callable[..., ApiServer]]:
-    """Start API servers with the tenants' tokens; stopped when the test ends."""
-    started: list[ApiServer] = []
-
-    def start() -> ApiServer:
-        env = {"api_tokens": TOKENS, "tenants": TENANTS}
-        server = ApiServer(settings, tmp_path, workers=1, **env).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def submit(api: ApiServer, token: str, session: str, output: str = LONG_OUTPUT) -> httpx.Response:
@@ -53,7 +37,7 @@ def submit(api: ApiServer, token: str, session: str, output: str = LONG_OUTPUT) 
 def test_a_tenant_past_its_jobs_per_minute_gets_429_with_retry_after_and_others_do_not(
     start_api: Callable[..., ApiServer],
 ) -> None:
-    api = start_api()
+    api = start_api(api_tokens=TOKENS, tenants=TENANTS)
     assert [submit(api, ACME, f"acme-{n}").status_code for n in range(2)] == [202, 202]
     refused = submit(api, ACME, "acme-2", "short, would pass through")
     assert refused.status_code == 429
@@ -77,7 +61,7 @@ def test_a_tenant_over_its_daily_spend_is_refused_until_midnight_and_its_cost_is
         tenants=TENANTS,
         model_prices="claude-haiku-4-5-20251001=1/5",
     )
-    api = start_api()
+    api = start_api(api_tokens=TOKENS, tenants=TENANTS)
     first = submit(api, BETA, "beta-spend")
     assert first.status_code == 202
     waited = httpx.get(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 
@@ -47,6 +48,18 @@ def webhook_env(allowed: str, **more: str) -> dict[str, str]:
     }
 
 
+@contextlib.contextmanager
+def hooked_producer(
+    settings: Settings, start_worker: StartWorker, hooks: HookReceiver, **env: str
+) -> Iterator[Producer]:
+    """A worker that delivers to the receiver's ``/hooks/`` (``env``: more of its settings)
+    and a producer allowed the same, closed when the block ends."""
+    allowed = hooks.url("/hooks/")
+    start_worker(**webhook_env(allowed, **env))
+    with Producer(hooked(settings, allowed)) as producer:
+        yield producer
+
+
 def submit(producer: Producer, url: str, session: str = "hooks") -> str:
     """Submit a job whose result goes to ``url``; its id."""
     options = {"callback_url": url}
@@ -58,9 +71,7 @@ def submit(producer: Producer, url: str, session: str = "hooks") -> str:
 def test_a_dot_segment_never_leaves_the_allowed_path(
     settings: Settings, start_worker: StartWorker, hooks: HookReceiver
 ) -> None:
-    allowed = hooks.url("/hooks/")
-    start_worker(**webhook_env(allowed))
-    with Producer(hooked(settings, allowed)) as producer:
+    with hooked_producer(settings, start_worker, hooks) as producer:
         for escape in ("/hooks/../admin/reset", "/hooks/%2e%2e/admin/ok", "/hooks/..;/admin/ok"):
             with pytest.raises(InvalidJobError, match="dot segment"):
                 submit(producer, hooks.url(escape))
@@ -72,9 +83,7 @@ def test_a_dot_segment_never_leaves_the_allowed_path(
 def test_a_control_character_is_refused_and_the_sender_keeps_sending(
     settings: Settings, start_worker: StartWorker, hooks: HookReceiver
 ) -> None:
-    allowed = hooks.url("/hooks/")
-    start_worker(**webhook_env(allowed))
-    with Producer(hooked(settings, allowed)) as producer:
+    with hooked_producer(settings, start_worker, hooks) as producer:
         for bad in ("\n", "\t", "\x00", " ", "\x7f"):
             with pytest.raises(InvalidJobError, match="control character"):
                 submit(producer, hooks.url(f"/hooks/a{bad}b/ok"))
@@ -85,9 +94,7 @@ def test_a_control_character_is_refused_and_the_sender_keeps_sending(
 def test_a_dripping_receiver_holds_no_other_delivery_and_a_huge_answer_is_not_read(
     settings: Settings, start_worker: StartWorker, hooks: HookReceiver
 ) -> None:
-    allowed = hooks.url("/hooks/")
-    start_worker(**webhook_env(allowed, webhook_timeout_seconds="3"))
-    with Producer(hooked(settings, allowed)) as producer:
+    with hooked_producer(settings, start_worker, hooks, webhook_timeout_seconds="3") as producer:
         submit(producer, hooks.url("/hooks/drip"))
         wait_for(lambda: hooks.of("drip"), "the dripping receiver reached")
         submit(producer, hooks.url("/hooks/huge"))
@@ -130,9 +137,7 @@ def test_the_worker_enforces_its_own_allow_list(
 def test_a_delivery_verifies_and_no_replay_or_malformed_header_does(
     settings: Settings, start_worker: StartWorker, hooks: HookReceiver
 ) -> None:
-    allowed = hooks.url("/hooks/")
-    start_worker(**webhook_env(allowed))
-    with Producer(hooked(settings, allowed)) as producer:
+    with hooked_producer(settings, start_worker, hooks) as producer:
         submit(producer, hooks.url("/hooks/ok"))
     hit = wait_for(lambda: hooks.of("ok"), "the POST")[0]
     secret, verify = SecretStr(SECRET), webhooks.verify

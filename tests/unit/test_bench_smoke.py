@@ -103,11 +103,11 @@ def summary_fields(line: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
 
 
-@pytest.mark.parametrize(("script", "argv", "prefix", "expected", "timeout"), TINY_RUNS)
-def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
-    script: str, argv: list[str], prefix: str, expected: set[str], timeout: float
-) -> None:
-
+def run_bench(
+    script: str, argv: list[str], prefix: str, timeout: float = SCRIPT_TIMEOUT_SECONDS
+) -> subprocess.CompletedProcess[str]:
+    """Run ``bench/SCRIPT ARGV…`` from the root; it must end well, its last line starting with
+    ``prefix`` (its summary line)."""
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), *argv],
         cwd=ROOT,
@@ -119,6 +119,15 @@ def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     last = run.stdout.strip().splitlines()[-1]
     assert last.startswith(prefix), last
+    return run
+
+
+@pytest.mark.parametrize(("script", "argv", "prefix", "expected", "timeout"), TINY_RUNS)
+def test_each_benchmark_runs_in_a_tiny_mode_and_prints_its_summary_line(
+    script: str, argv: list[str], prefix: str, expected: set[str], timeout: float
+) -> None:
+    run = run_bench(script, argv, prefix, timeout)
+    last = run.stdout.strip().splitlines()[-1]
     assert "timeout_after=" not in run.stdout, run.stdout[-2000:]  # every system finished its jobs
     fields = summary_fields(last)
     for key in expected:  # present, with a value that is not "skipped"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +140,20 @@ def test_the_command_refuses_a_missing_corpus_and_says_when_messages_are_not_bui
     write_case(tmp_path, "bad", [{"kind": "mood", "any": ["x"]}])
     code, _, err = run_cli(capsys, str(tmp_path))
     assert code == 2 and "bad case" in err
+
+
+def test_the_json_report_of_a_model_floor_run_is_alone_on_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Log lines (here, a transcript read in windows) go to stderr, never into the JSON."""
+    write_case(tmp_path, "case", FACTS)
+    monkeypatch.setenv("TERSIFY_MODEL_WINDOW_CHARS", "2000")  # the child inherits these
+    monkeypatch.setenv("TERSIFY_LOG_FORMAT", "json")
+    argv = [sys.executable, "-m", "tersify.worker.cli", "eval-compaction", str(tmp_path), "--json"]
+    done = subprocess.run(
+        [*argv, "--method", "model-floor"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "compaction_windows_read" in done.stderr  # the run did log
+    report = json.loads(done.stdout)  # and stdout is the report alone
+    assert report["splits"]["all"]["cases"] == 1

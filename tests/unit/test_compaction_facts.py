@@ -15,6 +15,7 @@ from typing import Any
 
 from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.actions import Status, actions, observations
+from tersify.worker.compaction.facts.asks import asks
 from tersify.worker.compaction.facts.commands import command_runs, normalized
 from tersify.worker.compaction.facts.decisions import decisions
 from tersify.worker.compaction.facts.errorlines import error_lines
@@ -22,7 +23,7 @@ from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files, is_path, read_files
 from tersify.worker.compaction.facts.sections import Section, render, sections
 from tersify.worker.compaction.facts.shell import parse_command
-from tersify.worker.compaction.facts.tasks import plan, requests
+from tersify.worker.compaction.facts.tasks import plan
 from tersify.worker.compaction.facts.testruns import last_summary, reported, states_of_tests
 
 Msg = dict[str, Any]
@@ -260,7 +261,7 @@ def test_mini_swe_agent_text_actions_are_actions_and_their_outputs_are_not_reque
     found = actions(turns)
     assert [(a.tool, a.exit_code) for a in found] == [("text-shell", 1), ("text-shell", 0)]
     assert observations(turns) == frozenset({3, 5, 7})
-    assert [text for _, text in requests(turns)] == ["Fix the bug."]
+    assert [a.own for a in asks(turns)] == ["Fix the bug."]
     assert [c.path for c in changed_files(found)] == ["repro.py"]
 
 
@@ -472,7 +473,7 @@ def test_requests_leave_out_slash_command_wrappers_and_interruptions() -> None:
             {"role": "user", "content": "Add a --verbose flag"},
         ]
     )
-    assert requests(turns) == [(2, "Add a --verbose flag")]
+    assert [(a.index, a.own) for a in asks(turns)] == [(2, "Add a --verbose flag")]
 
 
 def test_decisions_are_the_agents_stated_causes_and_choices_not_code_or_questions() -> None:
@@ -536,7 +537,7 @@ def test_sections_of_a_conversation_hold_every_kind_of_fact() -> None:
         "## Tests\n- last run: 1 passed in 0.1s ← pytest tests/test_dates.py",
         "- passed (1): tests/test_dates.py::test_leap",
         "## Commands\n- `pytest tests/test_dates.py` → ok (×2)",
-        "## Task State\n- request: The dates test fails; fix it.",
+        "## Task State\n- request 1/1: The dates test fails; fix it.",
         "## Decisions\n- The root cause is a wrong month index in parse_date.",
     ):
         assert expected in text

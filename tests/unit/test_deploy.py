@@ -44,11 +44,11 @@ class DeploySettings(Settings):
         cls,
         settings_cls: type[BaseSettings],
         init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
+        *_: PydanticBaseSettingsSource,
+        **others: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Only the values passed in; defaults for the rest."""
+        """Only the values passed in (none of the ``others``: environment, files); defaults
+        for the rest."""
         return (init_settings,)
 
 

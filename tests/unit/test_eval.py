@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from tersify.settings import Settings
 from tersify.worker.cli import eval as eval_cmd
 from tersify.worker.cli import main
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.quality.evaluation import EvalMethod, evaluate, kept, missing
 from tests.corpus import CORPUS_DIR
+from tests.helpers import run_command
 
 TAIL_FACT = "error: the build failed at step 7"
 FLOORS = {"extractive": 68.0, "fallback": 68.0, "classification": 0.85, "margin": 15.0}
@@ -52,12 +51,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="tersify")
-    eval_cmd.add_parser(parser.add_subparsers(required=True))
-    args = parser.parse_args(["eval", *argv])
-    code = args.run(args, Settings())
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_command(eval_cmd, "eval", capsys, *argv)
 
 
 def test_kept_and_missing_read_crlf_as_lf_and_count_verbatim_items() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -18,6 +17,7 @@ from tersify.worker.model.providers import AnthropicProvider, ModelRequest, Open
 from tersify.worker.summarize.answers import answer_shape
 from tests.fakemodel import (
     SUMMARY_PREFIX,
+    Behaviour,
     FakeModelServer,
     answer,
     close_mid_body,
@@ -31,22 +31,6 @@ from tests.fakemodel import (
 
 TOOL_OUTPUT = "FAILED tests/test_app.py::test_login - AssertionError: 401 != 200\n" * 40
 USER = f"Summarize this pytest output.\n<tool_output>\n{TOOL_OUTPUT}</tool_output>"
-
-
-@pytest.fixture
-def claude(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    """The official Anthropic client, pointed at the fake, without retries."""
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="test-key", max_retries=0) as client:
-        yield client
-
-
-@pytest.fixture
-def gpt(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
-    """The official OpenAI client, pointed at the fake, without retries."""
-    with openai.OpenAI(
-        base_url=fake_model.openai_base_url, api_key="test-key", max_retries=0
-    ) as client:
-        yield client
 
 
 def ask_claude(client: anthropic.Anthropic, timeout: float = 5.0) -> anthropic.types.Message:
@@ -113,56 +97,43 @@ def test_an_empty_answer_parses_as_empty_text(
     assert ask_gpt(gpt).choices[0].message.content == ""
 
 
-ANTHROPIC_ERRORS = [
-    (429, anthropic.RateLimitError, "rate_limit_error"),
-    (500, anthropic.InternalServerError, "api_error"),
-    (529, anthropic.InternalServerError, "overloaded_error"),
-    (400, anthropic.BadRequestError, "invalid_request_error"),
-    (401, anthropic.AuthenticationError, "authentication_error"),
-]
-OPENAI_ERRORS = [
-    (429, openai.RateLimitError, "requests"),
-    (500, openai.InternalServerError, "server_error"),
-    (529, openai.InternalServerError, "server_error"),
-    (400, openai.BadRequestError, "invalid_request_error"),
-    (401, openai.AuthenticationError, "invalid_request_error"),
-]
+# A status, then the Anthropic SDK's exception and error type for it, then the OpenAI SDK's.
+ERRORS = [
+    (429, anthropic.RateLimitError, "rate_limit_error", openai.RateLimitError, "requests"),
+    (500, anthropic.InternalServerError, "api_error", openai.InternalServerError, "server_error"),
+    (529, anthropic.InternalServerError, "overloaded_error",
+     openai.InternalServerError, "server_error"),
+    (400, anthropic.BadRequestError, "invalid_request_error",
+     openai.BadRequestError, "invalid_request_error"),
+    (401, anthropic.AuthenticationError, "authentication_error",
+     openai.AuthenticationError, "invalid_request_error"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("code", "exc_type", "error_type"), ANTHROPIC_ERRORS)
-def test_each_error_status_raises_the_anthropic_sdks_matching_exception(
+@pytest.mark.parametrize(("code", "claude_raises", "claude_type", "gpt_raises", "gpt_type"), ERRORS)
+def test_each_error_status_raises_each_sdks_matching_exception(
     fake_model: FakeModelServer,
     claude: anthropic.Anthropic,
-    code: int,
-    exc_type: type[anthropic.APIStatusError],
-    error_type: str,
-) -> None:
-    fake_model.set_default(status(code))
-    with pytest.raises(exc_type) as caught:
-        ask_claude(claude)
-    assert caught.value.status_code == code
-    assert caught.value.body == {
-        "type": "error",
-        "error": {"type": error_type, "message": caught.value.body["error"]["message"]},  # type: ignore[index]
-    }
-    assert caught.value.request_id is not None
-
-
-@pytest.mark.parametrize(("code", "exc_type", "error_type"), OPENAI_ERRORS)
-def test_each_error_status_raises_the_openai_sdks_matching_exception(
-    fake_model: FakeModelServer,
     gpt: openai.OpenAI,
     code: int,
-    exc_type: type[openai.APIStatusError],
-    error_type: str,
+    claude_raises: type[anthropic.APIStatusError],
+    claude_type: str,
+    gpt_raises: type[openai.APIStatusError],
+    gpt_type: str,
 ) -> None:
     fake_model.set_default(status(code))
-    with pytest.raises(exc_type) as caught:
+    with pytest.raises(claude_raises) as from_claude:
+        ask_claude(claude)
+    with pytest.raises(gpt_raises) as from_gpt:
         ask_gpt(gpt)
-    assert caught.value.status_code == code
-    assert caught.value.type == error_type
-    assert caught.value.param is None
-    assert caught.value.request_id is not None
+    assert from_claude.value.status_code == from_gpt.value.status_code == code
+    message = from_claude.value.body["error"]["message"]  # type: ignore[index]
+    assert from_claude.value.body == {
+        "type": "error",
+        "error": {"type": claude_type, "message": message},
+    }
+    assert (from_gpt.value.type, from_gpt.value.param) == (gpt_type, None)
+    assert from_claude.value.request_id is not None and from_gpt.value.request_id is not None
 
 
 def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
@@ -178,34 +149,29 @@ def test_a_429_with_retry_after_sends_the_header_both_sdks_see(
     assert from_gpt.value.code == "rate_limit_exceeded"
 
 
-def test_a_malformed_body_raises_in_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
+@pytest.mark.parametrize(
+    ("behaviour", "claude_raises", "gpt_raises", "timeout"),
+    [
+        (malformed(), json.JSONDecodeError, json.JSONDecodeError, 5.0),
+        (close_mid_body(), anthropic.APIConnectionError, openai.APIConnectionError, 5.0),
+        (hang(), anthropic.APITimeoutError, openai.APITimeoutError, 0.2),
+    ],
+    ids=["a-malformed-body", "a-body-cut-short-is-a-connection-error", "a-hang-times-out"],
+)
+def test_a_broken_answer_raises_what_each_sdk_raises_for_it(
+    fake_model: FakeModelServer,
+    claude: anthropic.Anthropic,
+    gpt: openai.OpenAI,
+    behaviour: Behaviour,
+    claude_raises: type[Exception],
+    gpt_raises: type[Exception],
+    timeout: float,
 ) -> None:
-    fake_model.set_default(malformed())
-    with pytest.raises(json.JSONDecodeError):
-        ask_claude(claude)
-    with pytest.raises(json.JSONDecodeError):
-        ask_gpt(gpt)
-
-
-def test_a_body_cut_short_is_a_connection_error_to_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
-) -> None:
-    fake_model.set_default(close_mid_body())
-    with pytest.raises(anthropic.APIConnectionError):
-        ask_claude(claude)
-    with pytest.raises(openai.APIConnectionError):
-        ask_gpt(gpt)
-
-
-def test_a_hanging_server_times_out_both_sdks(
-    fake_model: FakeModelServer, claude: anthropic.Anthropic, gpt: openai.OpenAI
-) -> None:
-    fake_model.set_default(hang())
-    with pytest.raises(anthropic.APITimeoutError):
-        ask_claude(claude, timeout=0.2)
-    with pytest.raises(openai.APITimeoutError):
-        ask_gpt(gpt, timeout=0.2)
+    fake_model.set_default(behaviour)
+    with pytest.raises(claude_raises):
+        ask_claude(claude, timeout=timeout)
+    with pytest.raises(gpt_raises):
+        ask_gpt(gpt, timeout=timeout)
 
 
 def test_an_unknown_path_is_not_found_in_each_apis_error_shape(

@@ -3,30 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import anthropic
 import httpx
 import openai
-import pytest
 
 from tests.fakemodel import SUMMARY_PREFIX, FakeModelServer, ok, tool_call
 
 LOG = "ERROR disk full on /var\n" * 30
 ASK = f"What failed?\n<tool_output>\n{LOG}</tool_output>"
 EXPECTED = SUMMARY_PREFIX + LOG.strip()[:200]
-
-
-@pytest.fixture
-def claude(fake_model: FakeModelServer) -> Iterator[anthropic.Anthropic]:
-    with anthropic.Anthropic(base_url=fake_model.url, api_key="k", max_retries=0) as client:
-        yield client
-
-
-@pytest.fixture
-def gpt(fake_model: FakeModelServer) -> Iterator[openai.OpenAI]:
-    with openai.OpenAI(base_url=fake_model.openai_base_url, api_key="k", max_retries=0) as client:
-        yield client
 
 
 def test_a_streamed_anthropic_answer_is_assembled_by_the_sdk(

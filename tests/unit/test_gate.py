@@ -346,6 +346,30 @@ def test_wait_open_returns_promptly_when_another_thread_releases(gate: SessionGa
     assert opened_at - released_at[0] < 0.5
 
 
+def test_an_opening_is_announced_only_when_a_waiter_asked(
+    gate: SessionGate, redis_client: redis.Redis
+) -> None:
+    listener = redis_client.pubsub()
+    listener.subscribe(keys.gate_events("s1"))
+    assert listener.get_message(timeout=1)["type"] == "subscribe"
+    token = gate.close_for("s1", "job-1")
+    assert gate.release("s1", "job-1", token)
+    assert listener.get_message(timeout=0.3) is None  # nobody waited: nothing published
+    token = gate.close_for("s1", "job-2")
+    other = gate.close_for("s1", "job-3")
+    assert gate.run(gate.calls.state("s1", waiting=True))[0] == 2  # a waiter asks
+    assert gate.release("s1", "job-2", token)
+    assert listener.get_message(timeout=0.3) is None  # job-3 still holds the gate
+    assert gate.release("s1", "job-3", other)
+    message = listener.get_message(timeout=1)
+    assert message is not None and message["data"] == "open"
+    assert redis_client.hget(keys.session("s1"), "waiting") == ""  # the ask is answered
+    token = gate.close_for("s1", "job-4")
+    assert gate.release("s1", "job-4", token)
+    assert listener.get_message(timeout=0.3) is None
+    listener.close()
+
+
 def test_wait_open_returns_false_when_the_timeout_passes(gate: SessionGate) -> None:
     gate.close_for("s1", "job-1")
     started = time.monotonic()

@@ -10,7 +10,7 @@ import redis
 from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
 from tersify.store import keys
-from tersify.worker.model.circuit import Admission, CircuitBreaker
+from tersify.worker.model.circuit import ALLOW_CACHE_SECONDS, Admission, CircuitBreaker
 from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers.base import Completion, ModelRequest
 from tersify.worker.model.ratelimit import RateLimiter
@@ -169,10 +169,65 @@ def test_a_success_reset_can_be_written_behind_the_job(bytes_client) -> None:
 def test_a_reset_written_late_never_closes_an_open_circuit(bytes_client) -> None:
     writes = WriteBehind(bytes_client, interval=60.0)
     b = CircuitBreaker(
-        bytes_client, "anthropic", threshold=1, cooldown=30, probe=5.0, writes=writes
+        bytes_client, "anthropic", threshold=2, cooldown=30, probe=5.0, writes=writes
     )
+    fail(b)
     b.record(ok=True, probe=False)  # a success, its reset still queued ...
     fail(b)  # ... when a later failure opens the circuit
     assert writes.flush() == 1
     assert b.admit() is Admission.REJECT
     writes.close()
+
+
+def test_a_success_writes_no_reset_while_nothing_is_counted(bytes_client) -> None:
+    writes = WriteBehind(bytes_client, interval=60.0)
+    b = CircuitBreaker(
+        bytes_client, "anthropic", threshold=3, cooldown=0.3, probe=5.0, writes=writes
+    )
+    assert b.admit() is Admission.ALLOW
+    b.record(ok=True, probe=False)
+    assert writes.flush() == 0  # a clean circuit: nothing to reset, nothing sent
+    writes.close()
+
+
+def test_a_failure_another_worker_counted_is_reset_once_a_look_finds_it(bytes_client) -> None:
+    writes = WriteBehind(bytes_client, interval=60.0)
+    b = CircuitBreaker(
+        bytes_client, "anthropic", threshold=3, cooldown=0.3, probe=5.0, writes=writes
+    )
+    other_worker = breaker(bytes_client)
+    fail(other_worker)
+    fail(other_worker)
+    assert b.admit() is Admission.ALLOW  # the look finds two failures counted
+    b.record(ok=True, probe=False)
+    assert writes.flush() == 1
+    assert not bytes_client.exists(keys.circuit("anthropic"))
+    fail(other_worker)
+    fail(other_worker)
+    assert bytes_client.hget(keys.circuit("anthropic"), "failures") == b"2"  # the run anew
+    writes.close()
+
+
+def test_while_one_thread_looks_the_others_trust_the_allow_that_just_ran_out(
+    bytes_client, monkeypatch
+) -> None:
+    b = breaker(bytes_client)
+    assert b.admit() is Admission.ALLOW  # a look: allowed for ALLOW_CACHE_SECONDS
+    looks = []
+    real = b._admit
+
+    def counted(**kwargs):
+        looks.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(b, "_admit", counted)
+    time.sleep(ALLOW_CACHE_SECONDS * 1.2)
+    with b._looking:  # another thread is asking Redis right now
+        assert b.admit() is Admission.ALLOW
+    assert looks == []
+    assert b.admit() is Admission.ALLOW  # no look under way: this one asks
+    assert looks == [1]
+    fail(b)  # a failure here forgets the allow: the next call asks, whoever else looks
+    with b._looking:
+        assert b.admit() is Admission.ALLOW
+    assert looks == [1, 1]

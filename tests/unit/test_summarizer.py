@@ -11,14 +11,12 @@ import pytest
 from pydantic import SecretStr
 from structlog.testing import capture_logs
 
-from tersify.contract import FallbackReason, LineRange, Method, PendingSummary, ToolType
+from tersify.contract import FallbackReason, LineRange, Method, ToolType
 from tersify.settings import Settings
-from tersify.worker.model.calls import Route
-from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, make_provider
 from tersify.worker.shrink.hashlines import hashline
 from tersify.worker.summarize.answers import FULL_OUTPUT_NOTE
-from tersify.worker.summarize.summarizer import Outcome, summarize
+from tersify.worker.summarize.summarizer import Outcome
 from tests.fakemodel import (
     Behaviour,
     FakeModelServer,
@@ -28,6 +26,7 @@ from tests.fakemodel import (
     ok,
     verbatim,
 )
+from tests.summaries import provider_on, summarize_once
 
 Kind = Literal["anthropic", "openai"]
 KINDS: list[Kind] = ["anthropic", "openai"]
@@ -64,18 +63,12 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
         response_format: str = "json_schema",
         **fields: Any,
     ) -> Outcome:
-        key, options = SecretStr("k"), {"connect_timeout": 1.0, "pool_size": 1}
-        provider: AnthropicProvider | OpenAIProvider
-        if kind == "anthropic":
-            provider = AnthropicProvider(key, fake_model.url, "m", **options)
-        else:
-            provider = OpenAIProvider(
-                key, fake_model.openai_base_url, "m", **options, response_format=response_format
-            )  # type: ignore[arg-type]
+        openai = {"response_format": response_format} if kind == "openai" else {}
+        provider = provider_on(fake_model, kind, pool_size=1, **openai)
         made.append(provider)
-        fields.setdefault("tool_name", "bash")
-        job = PendingSummary.build(deadline_seconds=20, session_id="s", output=output, **fields)
-        return summarize(job, tool_type, [Route(provider, CallGuard())], settings)
+        return summarize_once(
+            provider, output, settings, deadline_seconds=20, tool_type=tool_type, **fields
+        )
 
     go.kind = kind  # type: ignore[attr-defined]
     yield go
@@ -301,10 +294,7 @@ def test_an_openai_compatible_server_without_json_schema_is_asked_in_the_prompt(
     provider = make_provider(settings, "openai", pool_size=1)
     assert provider is not None
     try:
-        job = PendingSummary.build(
-            deadline_seconds=20, session_id="s", tool_name="bash", output=OUTPUT
-        )
-        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
+        outcome = summarize_once(provider, OUTPUT, settings, deadline_seconds=20)
     finally:
         provider.close()
     assert outcome.text == "test_login fails.\n" + line(200)

@@ -10,23 +10,20 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import pytest
-from pydantic import SecretStr
 
 from tersify.contract import (
     FallbackReason,
     JobOptions,
     LineRange,
     Method,
-    PendingSummary,
     ToolType,
 )
 from tersify.settings import Settings
-from tersify.worker.model.calls import Route
-from tersify.worker.model.guard import CallGuard
-from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider, compat
+from tersify.worker.model.providers import AnthropicProvider, OpenAIProvider
 from tersify.worker.shrink.hashlines import hashline
-from tersify.worker.summarize.summarizer import Outcome, summarize
+from tersify.worker.summarize.summarizer import Outcome
 from tests.fakemodel import FakeModelServer, RecordedRequest, answer, quoting, status
+from tests.summaries import provider_on, summarize_once, summarize_then_close
 
 Kind = Literal["anthropic", "openai"]
 LOG = [f"tests/test_mod_{n // 50}.py::test_case_{n} PASSED [{n % 100:3d}%]" for n in range(1, 1201)]
@@ -52,16 +49,11 @@ def run(request: pytest.FixtureRequest, fake_model: FakeModelServer) -> Iterator
         tool_type: ToolType = ToolType.COMMAND_OUTPUT,
         **fields: Any,
     ) -> Outcome:
-        key, options = SecretStr("k"), {"connect_timeout": 1.0, "pool_size": 8}
-        provider: AnthropicProvider | OpenAIProvider
-        if kind == "anthropic":
-            provider = AnthropicProvider(key, fake_model.url, "m", **options)
-        else:
-            provider = OpenAIProvider(key, fake_model.openai_base_url, "m", **options)
+        provider = provider_on(fake_model, kind, pool_size=8)
         made.append(provider)
-        fields.setdefault("tool_name", "bash")
-        job = PendingSummary.build(deadline_seconds=60, session_id="s", output=output, **fields)
-        return summarize(job, tool_type, [Route(provider, CallGuard())], settings)
+        return summarize_once(
+            provider, output, settings, deadline_seconds=60, tool_type=tool_type, **fields
+        )
 
     yield go
     for provider in made:
@@ -248,22 +240,9 @@ def test_a_context_window_smaller_than_one_window_makes_more_windows_not_cut_one
     fake_model.set_default(quoting("FAILED"))
     output = "\n".join(LOG)[:chars]
     settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
-    provider = OpenAIProvider(
-        SecretStr("k"),
-        fake_model.openai_base_url,
-        "m",
-        connect_timeout=1.0,
-        pool_size=8,
-        context_tokens=6000,  # about 15,000 chars of user message beside the rest
-    )
-    try:
-        job = PendingSummary.build(
-            deadline_seconds=60, session_id="s", tool_name="bash", output=output
-        )
-        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
-    finally:
-        provider.close()
-        compat.forget()
+    # about 15,000 chars of user message beside the rest
+    provider = provider_on(fake_model, "openai", pool_size=8, context_tokens=6000)
+    outcome = summarize_then_close(provider, output, settings, deadline_seconds=60)
     assert outcome.method is Method.LLM, outcome.fallback_detail
     windows, merges = windows_and_merge(fake_model)
     assert len(windows) >= chars // 16_000 and len(merges) == 1
@@ -284,21 +263,8 @@ def test_windows_a_server_refuses_for_its_context_are_asked_again_in_smaller_one
     settings = SETTINGS.model_copy(update={"model_window_chars": 50_000})
     fake_model.set_default(quoting("FAILED"))
     fake_model.script([status(400, message=refusal), status(400, message=refusal)])
-    provider = OpenAIProvider(
-        SecretStr("sk-test-window"),
-        fake_model.openai_base_url,
-        "m",
-        connect_timeout=1.0,
-        pool_size=8,
-    )
-    try:
-        job = PendingSummary.build(
-            deadline_seconds=60, session_id="s", tool_name="bash", output=output
-        )
-        outcome = summarize(job, ToolType.COMMAND_OUTPUT, [Route(provider, CallGuard())], settings)
-    finally:
-        provider.close()
-        compat.forget()
+    provider = provider_on(fake_model, "openai", pool_size=8, key="sk-test-window")
+    outcome = summarize_then_close(provider, output, settings, deadline_seconds=60)
     assert outcome.method is Method.LLM, outcome.fallback_detail
     first, *again = [block(r)[1] for r in fake_model.requests if "tool_output" in user_text(r)]
     assert len(first) > 30_000  # refused: a window the size of the setting

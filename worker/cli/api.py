@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 
 import structlog
@@ -22,29 +21,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(run=_serve)
 
 
-def is_loopback(host: str) -> bool:
-    """True for addresses only this machine can reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     # the web stack is imported by the command that serves it, not by every `tersify` call
     import uvicorn
 
     from tersify.worker.api.app import AuthNotConfiguredError, token_table
     from tersify.worker.api.connections import PROTOCOL, api_limits
+    from tersify.worker.model.providers.checks import is_loopback_host
 
     try:
         tokens = token_table(settings)
     except (AuthNotConfiguredError, ValueError) as exc:
         print(f"tersify api: {exc}", file=sys.stderr)
         return 2
-    if tokens is None and not is_loopback(args.host):
+    if tokens is None and not is_loopback_host(args.host):
         print("tersify api: without tokens the API binds to loopback only", file=sys.stderr)
         return 2
     if args.workers < 1:

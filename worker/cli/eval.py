@@ -14,6 +14,7 @@ from tersify.contract import ToolType
 from tersify.settings import Settings
 from tersify.worker.cli import eval_model
 from tersify.worker.cli.commands import summary
+from tersify.worker.cli.corpus import SPLITS, corpus_parts
 from tersify.worker.quality.corpus import load_cases
 from tersify.worker.quality.evaluation import EvalMethod, Report, Tally, evaluate
 
@@ -21,8 +22,6 @@ _TYPE_COLUMNS = (
     *("type", "cases", "kept", "%", "middle", "classified"),
     *("chars in", "out", "ratio", "ms"),
 )
-SPLITS = ("tune", "check")
-"""The halves of a split corpus: tuned on, and only ever scored."""
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,13 +59,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """Load the corpus, score the method and print the report; 2 when there is nothing to score."""
     if args.method is EvalMethod.MODEL:
         return eval_model.run(args, settings)
-    directory: Path = args.corpus_dir
-    if not directory.is_dir():
-        return _refuse(f"{directory} is not a directory")
-    split = all((directory / name).is_dir() for name in SPLITS)
-    if args.split is not None and not split:
-        return _refuse(f"{directory} has no {' and '.join(f'{s}/' for s in SPLITS)} to score")
-    parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
+    try:
+        parts = corpus_parts(args.corpus_dir, args.split)
+    except ValueError as exc:
+        return _refuse(str(exc))
     method: EvalMethod = args.method
     budget: int = args.budget
     if budget is None:
@@ -75,8 +71,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if budget <= 0:
         return _refuse("--budget must be positive")
     reports: dict[str | None, Report] = {}
-    for part in parts:
-        folder = directory / part if part else directory
+    for part, folder in parts:
         try:
             cases = load_cases(folder)
         except (ValueError, KeyError, OSError) as exc:

@@ -15,8 +15,8 @@ from typing import Any
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
+from tersify.worker.cli.corpus import SPLITS, corpus_parts
 
-SPLITS = ("tune", "check")
 KINDS = ("task", "file", "error", "test", "decision", "remains")
 
 
@@ -53,20 +53,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """Compact every conversation of the corpus without a model and print the scores."""
     from tersify.worker.quality.compaction_eval import evaluate_conversations
     from tersify.worker.quality.conversations import conversation_paths, load_conversations
+    from tersify.worker.runtime.logconfig import configure_logging
 
-    directory: Path = args.corpus_dir
-    if not directory.is_dir():
-        return _refuse(f"{directory} is not a directory")
-    split = all((directory / name).is_dir() for name in SPLITS)
-    if args.split is not None and not split:
-        return _refuse(f"{directory} has no tune/ and check/ to score")
-    parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
+    configure_logging(settings)  # on stderr: stdout holds the report
+    try:
+        parts = corpus_parts(args.corpus_dir, args.split)
+    except ValueError as exc:
+        return _refuse(str(exc))
     if min(args.protect_first, args.protect_last) < 0:
         return _refuse("--protect-first and --protect-last must not be negative")
     before = _before(args.before)
     reports: dict[str, dict[str, Any]] = {}
-    for part in parts:
-        folder = directory / part if part else directory
+    for part, folder in parts:
         built, unbuilt = conversation_paths(folder)
         if unbuilt:
             print(f"tersify eval-compaction: {len(unbuilt)} cases in {folder} have no "

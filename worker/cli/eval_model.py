@@ -18,13 +18,12 @@ from rich.table import Table
 
 from tersify.settings import Settings
 from tersify.settings.values import listed
+from tersify.worker.cli.corpus import corpus_parts
 from tersify.worker.quality.answers import AnswerStore
 from tersify.worker.quality.corpus import Case, load_cases
 from tersify.worker.quality.modeleval import CaseRun, ModelEval, Status, estimate_usd
 from tersify.worker.quality.modelreport import report_json, tallies
 from tersify.worker.summarize.cache import PROMPT_VERSION
-
-SPLITS = ("tune", "check")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -127,16 +126,12 @@ def _run(
 
 
 def _cases(args: argparse.Namespace) -> list[Case] | str:
-    directory: Path = args.corpus_dir
-    if not directory.is_dir():
-        return f"{directory} is not a directory"
-    split = all((directory / name).is_dir() for name in SPLITS)
-    if args.split is not None and not split:
-        return f"{directory} has no tune/ and check/ to score"
-    parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
+    try:
+        parts = corpus_parts(args.corpus_dir, args.split)
+    except ValueError as exc:
+        return str(exc)
     cases: list[Case] = []
-    for part in parts:
-        folder = directory / part if part else directory
+    for part, folder in parts:
         try:
             loaded = load_cases(folder)
         except (ValueError, KeyError, OSError) as exc:

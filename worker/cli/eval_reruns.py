@@ -16,8 +16,7 @@ from typing import Any
 
 from tersify.settings import Settings
 from tersify.worker.cli.commands import summary
-
-SPLITS = ("tune", "check")
+from tersify.worker.cli.corpus import SPLITS, corpus_parts
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,16 +37,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from tersify.worker.runtime.logconfig import configure_logging
 
     configure_logging(settings)  # on stderr: stdout holds the report
-    directory: Path = args.corpus_dir
-    if not directory.is_dir():
-        return _refuse(f"{directory} is not a directory")
-    split = all((directory / name).is_dir() for name in SPLITS)
-    if args.split is not None and args.split != "both" and not split:
-        return _refuse(f"{directory} has no tune/ and check/ to score")
-    parts = [args.split] if args.split in SPLITS else list(SPLITS) if split else [None]
+    try:  # ``both`` of a corpus that is not split: the whole of it
+        parts = corpus_parts(args.corpus_dir, None if args.split == "both" else args.split)
+    except ValueError as exc:
+        return _refuse(str(exc))
     report: dict[str, Any] = {}
-    for part in parts:
-        folder = directory / part if part else directory
+    for part, folder in parts:
         try:
             cases = load_sequences(folder)
         except (ValueError, KeyError, TypeError, OSError) as exc:
@@ -60,7 +55,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             "pairs": [s.as_json() for s in scored],
         }
     if args.json:
-        print(json.dumps(report if split else report["all"], indent=1))
+        print(json.dumps(report if parts[0][0] is not None else report["all"], indent=1))
         return 0
     for name, part in report.items():
         _print(name, part, args.pairs)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -102,58 +103,67 @@ def _read(take: Any) -> dict[str, Any]:
 
 def render(status: dict[str, Any]) -> Group:
     """The status as rich tables."""
-    queues = Table(title=f"tersify at {status['at']}")
-    for column in ("queue", "waiting"):
-        queues.add_column(column)
-    for name, depth in status["queues"].items():
-        _row(queues, name, str(depth))
-    _row(queues, "in flight (all workers)", str(status["in_flight"]))
-    _row(queues, "webhook deliveries waiting", str(status.get("webhooks_waiting", 0)))
-
-    workers = Table(title=f"workers online: {len(status['workers'])}")
-    for column in ("hostname", "pid", "pool", "concurrency", "last beat"):
-        workers.add_column(column)
-    for w in status["workers"]:
-        _row(
-            workers,
-            str(w.get("hostname")),
-            str(w.get("pid")),
-            str(w.get("pool")),
-            str(w.get("concurrency")),
-            f"{w['seen_seconds_ago']:.1f}s ago",
-        )
-
-    gated = Table(title=f"sessions gated now: {len(status['gated_sessions'])}")
-    for column in ("session", "jobs", "held inputs", "closed for"):
-        gated.add_column(column)
-    for s in status["gated_sessions"][:20]:
-        _row(
-            gated, s["session_id"], str(s["jobs"]), str(s["held_inputs"]), _ago(s["closed_seconds"])
-        )
-
-    rate = status["fallback_rate"]
-    failures = Table(
-        title=(
-            f"fallbacks: {rate['fallbacks']}/{rate['completed']} jobs ({rate['rate']:.1%}) "
-            f"in the last {rate['window_seconds'] / 60:g} min · circuits: "
-            + escape(", ".join(f"{p} {s}" for p, s in status["circuits"].items()))
-        )
+    queues = _table(
+        f"tersify at {status['at']}",
+        ("queue", "waiting"),
+        [
+            *([name, depth] for name, depth in status["queues"].items()),
+            ["in flight (all workers)", status["in_flight"]],
+            ["webhook deliveries waiting", status.get("webhooks_waiting", 0)],
+        ],
     )
-    for column in ("when", "reason", "tool type", "provider", "session", "detail"):
-        failures.add_column(column)
-    for f in status["recent_failures"]:
-        _row(
-            failures,
+    workers = _table(
+        f"workers online: {len(status['workers'])}",
+        ("hostname", "pid", "pool", "concurrency", "last beat"),
+        (
+            [
+                w.get("hostname"),
+                w.get("pid"),
+                w.get("pool"),
+                w.get("concurrency"),
+                f"{w['seen_seconds_ago']:.1f}s ago",
+            ]
+            for w in status["workers"]
+        ),
+    )
+    gated = _table(
+        f"sessions gated now: {len(status['gated_sessions'])}",
+        ("session", "jobs", "held inputs", "closed for"),
+        (
+            [s["session_id"], s["jobs"], s["held_inputs"], _ago(s["closed_seconds"])]
+            for s in status["gated_sessions"][:20]
+        ),
+    )
+    rate = status["fallback_rate"]
+    fallbacks = [
+        [
             _when(f["at"]),
             f["reason"],
             f["tool_type"],
-            str(f.get("provider") or "-"),
+            f.get("provider") or "-",
             f["session_id"],
             f.get("detail") or "",
-        )
-    for d in status["dead_letters"]:
-        reason, detail = str(d["reason"]), str(d.get("detail") or "")
-        _row(failures, _when(d.get("at") or 0), f"dead letter: {reason}", "-", "-", "-", detail)
+        ]
+        for f in status["recent_failures"]
+    ]
+    dead = (
+        [
+            _when(d.get("at") or 0),
+            f"dead letter: {d['reason']}",
+            "-",
+            "-",
+            "-",
+            d.get("detail") or "",
+        ]
+        for d in status["dead_letters"]
+    )
+    failures = _table(
+        f"fallbacks: {rate['fallbacks']}/{rate['completed']} jobs ({rate['rate']:.1%}) "
+        f"in the last {rate['window_seconds'] / 60:g} min · circuits: "
+        + escape(", ".join(f"{p} {s}" for p, s in status["circuits"].items())),
+        ("when", "reason", "tool type", "provider", "session", "detail"),
+        [*fallbacks, *dead],
+    )
     return Group(
         queues, workers, gated, failures, _rereads(status["rereads"]), *_gateway(status["gateway"])
     )
@@ -164,57 +174,53 @@ def _gateway(found: dict[str, Any]) -> list[Table]:
     totals = found["totals"]
     if not totals.get("requests"):
         return []
-    table = Table(
-        title=f"gateway: {totals['requests']} requests, {totals.get('rewritten', 0)} results "
+    title = (
+        f"gateway: {totals['requests']} requests, {totals.get('rewritten', 0)} results "
         f"summarized ({totals.get('reruns', 0)} as what changed since an earlier run), "
         f"{totals.get('reused', 0)} reused · saved "
         f"{totals.get('tokens_before', 0) - totals.get('tokens_after', 0)} tokens "
         f"(${totals.get('saved_usd', 0.0):.4f})"
     )
-    for column in ("session", "requests", "tokens before", "tokens after", "saved", "last"):
-        table.add_column(column)
-    for s in found["sessions"]:
-        _row(
-            table,
+    rows = (
+        [
             s["session_id"],
-            str(s.get("requests", 0)),
-            str(s.get("tokens_before", 0)),
-            str(s.get("tokens_after", 0)),
+            s.get("requests", 0),
+            s.get("tokens_before", 0),
+            s.get("tokens_after", 0),
             f"${s.get('saved_usd', 0.0):.4f}",
             _when(s["last_request"]),
-        )
-    return [table]
+        ]
+        for s in found["sessions"]
+    )
+    columns = ("session", "requests", "tokens before", "tokens after", "saved", "last")
+    return [_table(title, columns, rows)]
 
 
 def _rereads(share: dict[str, Any]) -> Table:
     total = share["total"]
-    table = Table(
-        title=(
-            f"summaries read back: {share['reread']}/{share['summaries']} ({share['share']:.1%}) "
-            f"of those finished in the last {share['window_seconds'] / 60:g} min · "
-            f"{total['reread']}/{total['summaries']} ({total['share']:.1%}) and "
-            f"{total['reads']} reads in all"
-        )
+    title = (
+        f"summaries read back: {share['reread']}/{share['summaries']} ({share['share']:.1%}) "
+        f"of those finished in the last {share['window_seconds'] / 60:g} min · "
+        f"{total['reread']}/{total['summaries']} ({total['share']:.1%}) and "
+        f"{total['reads']} reads in all"
     )
-    for column in ("tool type", "method", "summaries", "read back", "share", "reads"):
+    rows = (
+        [k["tool_type"], k["method"], k["summaries"], k["reread"], f"{k['share']:.1%}", k["reads"]]
+        for k in share["by_kind"]
+    )
+    columns = ("tool type", "method", "summaries", "read back", "share", "reads")
+    return _table(title, columns, rows)
+
+
+def _table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
+    """A table of ``rows`` whose cells are text as Redis holds it: escaped, never read as rich
+    markup (a fallback's detail may hold ``[/usr/local/bin]``)."""
+    table = Table(title=title)
+    for column in columns:
         table.add_column(column)
-    for k in share["by_kind"]:
-        _row(
-            table,
-            k["tool_type"],
-            k["method"],
-            str(k["summaries"]),
-            str(k["reread"]),
-            f"{k['share']:.1%}",
-            str(k["reads"]),
-        )
+    for cells in rows:
+        table.add_row(*(escape(str(cell)) for cell in cells))
     return table
-
-
-def _row(table: Table, *cells: object) -> None:
-    """Add a row whose cells are text as Redis holds it: escaped, never read as rich markup (a
-    fallback's detail may hold ``[/usr/local/bin]``)."""
-    table.add_row(*(escape(str(cell)) for cell in cells))
 
 
 def _ago(seconds: float) -> str:

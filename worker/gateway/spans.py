@@ -118,13 +118,9 @@ def _object(text: str, pos: int, path: Path, walked: frozenset[Path]) -> tuple[N
             raise UnusualJSONError(f"expected ':' at character {pos}")
         node, pos = _value(text, _skip(text, pos + 1), (*path, key), walked)
         members[key] = node
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-            continue
-        if text.startswith("}", pos):
-            return Node(start, pos + 1, members=members), pos + 1
-        raise UnusualJSONError(f"expected ',' or '}}' at character {pos}")
+        pos, ended = _after_item(text, pos, "}")
+        if ended:
+            return Node(start, pos, members=members), pos
 
 
 def _array(text: str, pos: int, path: Path, walked: frozenset[Path]) -> tuple[Node, int]:
@@ -137,13 +133,20 @@ def _array(text: str, pos: int, path: Path, walked: frozenset[Path]) -> tuple[No
     while True:
         node, pos = _value(text, pos, inner, walked)
         items.append(node)
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-            continue
-        if text.startswith("]", pos):
-            return Node(start, pos + 1, items=items), pos + 1
-        raise UnusualJSONError(f"expected ',' or ']' at character {pos}")
+        pos, ended = _after_item(text, pos, "]")
+        if ended:
+            return Node(start, pos, items=items), pos
+
+
+def _after_item(text: str, pos: int, closer: str) -> tuple[int, bool]:
+    """Past what follows a member or an item: a comma (where the next one starts, False) or
+    ``closer`` (just past it, True: the object or array ended)."""
+    pos = _skip(text, pos)
+    if text.startswith(",", pos):
+        return _skip(text, pos + 1), False
+    if text.startswith(closer, pos):
+        return pos + 1, True
+    raise UnusualJSONError(f"expected ',' or '{closer}' at character {pos}")
 
 
 def _scan_key(text: str, pos: int) -> tuple[str, int]:

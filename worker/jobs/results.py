@@ -76,9 +76,12 @@ def store(
     redactor: Redactor | None = None,
     callback: str | None = None,
     also: tuple[Command, ...] = (),
+    *,
+    taken: bool = False,
 ) -> CompletionOutcome:
     """Store the result, release the job's hold and wake waiters, in one atomic step; the
-    commands ``also`` are run in it when the result is the job's (not a late one).
+    commands ``also`` are run in it when the result is the job's (not a late one). ``taken``:
+    this worker took the job (its progress mark stays; the sweeper and others mark it done).
 
     Under ``TERSIFY_REDACT=...,result`` the stored text has the job's placeholders
     (``redactor``, else a fresh one) for its secrets; the redactions are counted here. A
@@ -93,6 +96,7 @@ def store(
         session_id=result.session_id if token is not None else None,
         token=token,
         writes=also,
+        taken=taken,
     )
     if completion is CompletionOutcome.APPLIED:
         metrics.Completions.of(rt.writes).add(result)

@@ -97,7 +97,7 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
         result = make_result(job, tool_type, outcome, started)
         ran = () if runs is None else _ran(rt, job, runs, message.payload, result, entry, earlier)
         with span("tersify.store"):
-            store(rt, result, message.gate_token, redactor, callback_url(job), ran)
+            store(rt, result, message.gate_token, redactor, callback_url(job), ran, taken=True)
         return result
 
 
@@ -105,11 +105,14 @@ def process(raw: object, rt: Runtime) -> SummaryResult | None:
 # flags (c: KEYS[4] is the cached answer; o: an older producer's message, whose result may
 # exist with no progress mark)[, the run look-up's: history.LOOKUP] → the job's progress before
 # (false: no worker took it; T: one did; D: it has a result), the payload, the cached answer,
-# the earlier run and its payload (false when not asked or not there); marks the job taken
+# the earlier run and its payload (false when not asked or not there); marks the job taken. A
+# worker storing its own result leaves its mark T (``gate.scripts``, ``_COMPLETE``): a message
+# taken before, redelivered, looks for the result, and marks the job D once it finds one.
 _TAKE = (
     """
 local before = redis.call('SET', KEYS[1], 'T', 'NX', 'EX', ARGV[1], 'GET')
-if not before and string.find(ARGV[2], 'o', 1, true) and redis.call('EXISTS', KEYS[2]) == 1 then
+local again = before == 'T' or (not before and string.find(ARGV[2], 'o', 1, true))
+if again and redis.call('EXISTS', KEYS[2]) == 1 then
   before = 'D'
   redis.call('SET', KEYS[1], before, 'EX', ARGV[1])
 end

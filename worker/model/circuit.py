@@ -7,17 +7,22 @@ are counted and a success resets the count. After ``threshold`` of them the circ
 short lease, so a probe whose worker died is handed out again); its success closes the circuit,
 its failure opens it for another cool-down. One Lua script per transition, server time only.
 
-Two shortcuts keep the breaker off a healthy job's path: an "allow" is remembered in-process for
-``ALLOW_CACHE_SECONDS`` (so a circuit opened by another worker is seen that much later here; a
-failure recorded here forgets it at once), and an ordinary success's reset is written behind the
-job when a ``WriteBehind`` is given, once per batch of writes however many successes (a probe's
-verdict is always written at once). A late reset
-only clears the count of a circuit that is still closed: it may forget a failure recorded in
-the same ~20 ms, but it never closes a circuit.
+Three shortcuts keep the breaker off a healthy job's path. An "allow" is remembered in-process
+for ``ALLOW_CACHE_SECONDS``; once it ran out, one thread asks Redis while the others go on
+trusting it for that round trip (so a circuit opened by another worker is seen that much later
+here, and one look more; a failure recorded here forgets the allow at once). An ordinary
+success's reset is written behind the job when a ``WriteBehind`` is given, once per batch of
+writes however many successes (a probe's verdict is always written at once). And it is written
+only when there is a count to clear: a failure recorded here since the last reset, or one the
+last look at the circuit (at most ``ALLOW_CACHE_SECONDS`` old) found counted. A late reset only
+clears the count of a circuit that is still closed: it may forget a failure recorded in the
+same ~20 ms, but it never closes a circuit; a failure another worker counted after this one's
+last look outlives this one's successes until its next look (``ALLOW_CACHE_SECONDS``) at most.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from enum import StrEnum
 from typing import Any
@@ -37,12 +42,17 @@ OUTAGE_REASONS = frozenset(
     {FallbackReason.TIMEOUT, FallbackReason.CONNECTION_ERROR, FallbackReason.SERVER_ERROR}
 )
 
-# KEYS circuit · ARGV cooldown_ms, probe_ms → "allow" | "probe" | "reject"
+# KEYS circuit · ARGV cooldown_ms, probe_ms → "allow" | "counted" (allow, with failures
+# counted) | "probe" | "reject"
 _ADMIT = """
+local got = redis.call('HMGET', KEYS[1], 'state', 'failures')
+local state = got[1]
+if not state or state == 'closed' then
+  if got[2] then return 'counted' end
+  return 'allow'
+end
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state or state == 'closed' then return 'allow' end
 local until_ms = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
 if now < until_ms then return 'reject' end
 redis.call('HSET', KEYS[1], 'state', 'probing', 'until', now + tonumber(ARGV[2]))
@@ -101,7 +111,9 @@ class CircuitBreaker:
         self.provider = provider
         self._writes = writes
         self._allowed_until = 0.0  # monotonic; an "allow" seen here is trusted until then
+        self._looking = threading.Lock()  # held by the thread asking Redis
         self._reset_queued = False
+        self._counted = False  # failures may be counted: a success has a reset to write
         self._key = keys.circuit(provider)
         self._threshold = threshold
         self._cooldown_ms = int(cooldown * 1000)
@@ -120,11 +132,25 @@ class CircuitBreaker:
         now = time.monotonic()
         if now < self._allowed_until:
             return Admission.ALLOW
+        if not self._looking.acquire(blocking=False):
+            if now < self._allowed_until + ALLOW_CACHE_SECONDS:
+                return Admission.ALLOW  # the allow that just ran out, while another thread looks
+            return self._look(now)
+        try:
+            return self._look(now)
+        finally:
+            self._looking.release()
+
+    def _look(self, now: float) -> Admission:
+        """Ask Redis (the admit script) and remember an allow."""
         try:
             reply = self._admit(keys=[self._key], args=[self._cooldown_ms, self._probe_ms])
         except redis.RedisError:
             return Admission.ALLOW
-        admission = Admission(reply.decode() if isinstance(reply, bytes) else str(reply))
+        answer = reply.decode() if isinstance(reply, bytes) else str(reply)
+        if answer == "counted":
+            self._counted, answer = True, Admission.ALLOW.value
+        admission = Admission(answer)
         if admission is Admission.ALLOW:
             self._allowed_until = now + ALLOW_CACHE_SECONDS
         return admission
@@ -135,9 +161,11 @@ class CircuitBreaker:
             ok = True  # a 4xx or a bad answer still proves the API is up
         if not ok:
             self._allowed_until = 0.0
+            self._counted = True
         elif not probe and self._writes is not None:
-            if not self._reset_queued:  # one reset per batch of writes, however many successes
-                self._reset_queued = True
+            # one reset per batch of writes, however many successes; none with nothing counted
+            if self._counted and not self._reset_queued:
+                self._counted, self._reset_queued = False, True
                 self._writes.submit(self._queue_reset)
             return
         args = [int(ok), int(probe), self._threshold, self._cooldown_ms, self._ttl]

@@ -13,7 +13,6 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 
@@ -101,10 +100,5 @@ class GroupProcess:
     def __enter__(self) -> Self:
         return self.start() if self.proc is None else self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -12,13 +12,18 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import redis
 
 from tersify.errors import ConfigurationError
-from tersify.worker.processes.redis_server import LocalRedis, find_binary, free_port, terminate
+from tersify.worker.processes.redis_server import (
+    LocalRedis,
+    answers_ping,
+    free_port,
+    require_binary,
+    terminate,
+)
 
 PRIMARY_NAME = "tersify"
 DOWN_AFTER_MS = 1000
@@ -38,13 +43,7 @@ class LocalSentinel:
     """One ``redis-sentinel`` process watching ``PRIMARY_NAME`` on a free loopback port."""
 
     def __init__(self, primary_port: int, password: str | None, sentinel_password: str | None):
-        binary = find_binary("redis-sentinel")
-        if binary is None:
-            raise RedisSentinelMissingError(
-                "redis-sentinel not found on PATH or in the venv: `make redis-server` links it "
-                "from Debian's redis-tools"
-            )
-        self.binary = binary
+        self.binary = require_binary("redis-sentinel", RedisSentinelMissingError)
         self.port = free_port()
         self.sentinel_password = sentinel_password
         self._dir = Path(tempfile.mkdtemp(prefix="tersify-sentinel-"))
@@ -79,20 +78,10 @@ class LocalSentinel:
     def start(self, timeout: float = 10.0) -> None:
         """Start the sentinel and wait until it answers PING."""
         self._proc = subprocess.Popen([self.binary, str(self._conf)], stdin=subprocess.DEVNULL)
-        client = self.client()
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                try:
-                    client.ping()
-                    return
-                except redis.ConnectionError:
-                    if self._proc.poll() is not None or time.monotonic() > deadline:
-                        self.stop()
-                        raise RuntimeError(f"redis-sentinel did not start: {self.log()}") from None
-                    time.sleep(0.02)
-        finally:
-            client.close()
+        if not answers_ping(self.client(), self._proc, timeout):
+            log = self.log()  # before ``stop`` removes it
+            self.stop()
+            raise RuntimeError(f"redis-sentinel did not start: {log}")
 
     def log(self) -> str:
         """The end of the sentinel's log."""
@@ -210,10 +199,5 @@ class SentinelGroup:
             raise
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.cleanup()

@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import redis
@@ -31,6 +30,34 @@ def find_binary(name: str) -> str | None:
     """``redis-server`` or ``redis-sentinel``: on PATH, else beside this Python (``make demo``
     and ``make check`` link them into the venv from Debian's redis-tools, without a service)."""
     return shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+
+
+def require_binary(name: str, missing: type[ConfigurationError]) -> str:
+    """The path of ``name`` (``find_binary``); ``missing`` raised when there is none."""
+    binary = find_binary(name)
+    if binary is None:
+        raise missing(
+            f"{name} not found on PATH or in the venv: `make redis-server` links it "
+            "from Debian's redis-tools"
+        )
+    return binary
+
+
+def answers_ping(client: redis.Redis, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Whether ``client`` got an answer to PING before ``proc`` exited or ``timeout`` passed;
+    ``client`` is closed either way."""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                client.ping()
+                return True
+            except redis.ConnectionError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    return False
+                time.sleep(0.02)
+    finally:
+        client.close()
 
 
 def free_port() -> int:
@@ -63,13 +90,7 @@ class LocalRedis:
         appendonly: bool = False,
         replica_of: int | None = None,
     ) -> None:
-        binary = find_binary("redis-server")
-        if binary is None:
-            raise RedisServerMissingError(
-                "redis-server not found on PATH or in the venv: `make redis-server` links it "
-                "from Debian's redis-tools"
-            )
-        self.binary = binary
+        self.binary = require_binary("redis-server", RedisServerMissingError)
         self.port = port or free_port()
         self.password = password
         self.appendonly = appendonly
@@ -114,20 +135,10 @@ class LocalRedis:
             args += ["--replicaof", "127.0.0.1", str(self.replica_of)]
         self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
         client = redis.Redis.from_url(self.url, socket_timeout=1.0)
-        deadline = time.monotonic() + timeout
-        try:
-            while True:
-                try:
-                    client.ping()
-                    return
-                except redis.ConnectionError:
-                    if self._proc.poll() is not None or time.monotonic() > deadline:
-                        log = (self._dir / "redis.log").read_text(errors="replace")[-2000:]
-                        self.stop()
-                        raise RuntimeError(f"redis-server did not start: {log}") from None
-                    time.sleep(0.02)
-        finally:
-            client.close()
+        if not answers_ping(client, self._proc, timeout):
+            log = (self._dir / "redis.log").read_text(errors="replace")[-2000:]
+            self.stop()
+            raise RuntimeError(f"redis-server did not start: {log}")
 
     def stop(self) -> None:
         """Stop the server gracefully (SIGTERM), waiting for it to exit."""
@@ -155,10 +166,5 @@ class LocalRedis:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.cleanup()

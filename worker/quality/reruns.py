@@ -28,7 +28,7 @@ from tersify.worker.rerun.commands import run_key
 from tersify.worker.rerun.diff import compare
 from tersify.worker.rerun.history import SessionRuns
 from tersify.worker.rerun.summary import model_request, summarize_in_session
-from tersify.worker.summarize.prompts import build_request
+from tersify.worker.summarize.fit import settings_request
 from tersify.worker.summarize.summarizer import summarize
 
 KINDS: Final = ("new", "verdict", "gone")
@@ -184,14 +184,7 @@ def _scored(
         facts[kind] = (len(items), sum(kept), sum(normalize(f) in seen_alone for f in items))
         if kind != "gone":
             missed += [f for f, k in zip(items, kept, strict=True) if not k]
-    request = build_request(
-        job,
-        tool_type,
-        max_input_chars=min(settings.model_window_chars, settings.model_read_max_chars),
-        max_summary_chars=settings.max_summary_chars,
-        max_verbatim_chars=settings.max_verbatim_chars,
-        max_quote_chars=settings.max_quote_chars,
-    ).request
+    request = settings_request(job, tool_type, settings).request
     return Scored(
         name=name,
         earlier=pair.earlier,

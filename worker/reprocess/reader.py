@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tersify.contract import PendingSummary, SummaryResult
+from tersify.worker.store.logfiles import Skip, log_files
 
 
 @dataclass(frozen=True)
@@ -19,15 +20,6 @@ class ArchivedJob:
     job: PendingSummary
     old: SummaryResult | None
     source: Path
-
-
-@dataclass(frozen=True)
-class Skip:
-    """A line that was not used: where it is and why."""
-
-    path: Path
-    line: int
-    reason: str
 
 
 @dataclass
@@ -40,18 +32,10 @@ class LogRead:
     lines: int = 0
 
 
-def log_files(paths: Iterable[Path]) -> list[Path]:
-    """The ``*.jsonl`` files of each directory (sorted) and each file as given."""
-    files: list[Path] = []
-    for path in paths:
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return files
-
-
 def read_logs(paths: Iterable[Path]) -> LogRead:
     """Read logs; a broken, truncated or invalid line becomes a counted ``Skip``, never an error."""
     read = LogRead()
-    for path in log_files(paths):
+    for path in log_files(paths, (".jsonl",), recursive=False):
         read.files += 1
         _read_file(path, read)
     return read

@@ -9,9 +9,7 @@ from typing import Any
 
 from tersify.settings import Settings
 from tersify.worker.reprocess.estimate import Estimate, cost
-from tersify.worker.reprocess.reader import Skip
-
-_LISTED_SKIPS = 10  # enough to find the damage; the count says how much there is
+from tersify.worker.store.logfiles import Skip, skipped_lines
 
 
 @dataclass
@@ -74,9 +72,7 @@ class Report:
             f"read: {self.files} file(s), {self.lines} line(s), "
             f"{len(self.skips)} corrupt line(s) skipped",
         ]
-        out += [f"  skipped {s.path}:{s.line}: {s.reason}" for s in self.skips[:_LISTED_SKIPS]]
-        if len(self.skips) > _LISTED_SKIPS:
-            out.append(f"  ... and {len(self.skips) - _LISTED_SKIPS} more")
+        out += skipped_lines(self.skips)
         out.append(f"jobs: {self.matched} matched the filters, {self.already_done} already done")
         return out
 

@@ -24,7 +24,7 @@ from tersify.worker.summarize.prompts import (
     QUOTE_RULE,
     QUOTE_TOKENS,
     SummaryPrompt,
-    header_field,
+    job_blocks,
 )
 
 SYSTEM = (
@@ -94,9 +94,7 @@ def rerun_request(
 ) -> SummaryPrompt:
     """The request that asks the model what changed (see the module)."""
     fence = Fence()
-    fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    names = [name for name, value in fields.items() if value]
-    blocks = [fence.wrap(name, header_field(fields[name])) for name in names]
+    blocks, names = job_blocks(job, fence)
     blocks.append(fence.wrap("previous_summary", earlier_summary))
     blocks.append(fence.wrap("tool_output", diff.body))
     system = SYSTEM.format(

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tersify.chat.calls import item_call
-from tersify.worker.savings.transcript import Builder, Skip, Transcript
+from tersify.worker.savings.transcript import Builder, Transcript
+from tersify.worker.store.logfiles import Skip
 
 AGENT = "codex"
 _WRAPPED = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})

@@ -14,7 +14,8 @@ from typing import Any
 
 from tersify.chat.messages import Role, parse
 from tersify.errors import InvalidJobError
-from tersify.worker.savings.transcript import Builder, Skip, Transcript
+from tersify.worker.savings.transcript import Builder, Transcript
+from tersify.worker.store.logfiles import Skip
 
 AGENT = "messages"
 

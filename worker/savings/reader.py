@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from tersify.worker.savings import claude_code, codex, messages
-from tersify.worker.savings.transcript import Skip, Transcript
+from tersify.worker.savings.transcript import Transcript
+from tersify.worker.store.logfiles import Skip, log_files
 
 _SNIFF_LINES = 50  # the first lines tell the format: every format's lines are alike
 
@@ -47,24 +48,13 @@ class Reading:
     repeated: int = 0
 
 
-def log_files(paths: Iterable[Path]) -> list[Path]:
-    """Each file as given, and each directory's ``*.jsonl`` and ``*.json`` files (recursive)."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.suffix in (".jsonl", ".json"))
-        else:
-            found.append(path)
-    return found
-
-
 def read_logs(paths: Iterable[Path], log_format: LogFormat = LogFormat.AUTO) -> Reading:
     """Read every session in ``paths``; a missing path raises ``FileNotFoundError``."""
     reading = Reading()
     kept: dict[tuple[str, str], Transcript] = {}
     paths = list(paths)
     named = set(paths)
-    for path in log_files(paths):
+    for path in log_files(paths, (".jsonl", ".json"), recursive=True):
         if path in named and not path.exists() and not path.is_symlink():
             raise FileNotFoundError(f"no such file or directory: {path}")
         if (kind := _not_regular(path)) is not None:

@@ -12,8 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from tersify.worker.savings.report import Report, Row, Tally
+from tersify.worker.store.logfiles import skipped_lines
 
-_LISTED_SKIPS = 10  # enough to find the damage; the count says how much there is
 _LISTED_SESSIONS = 20
 
 
@@ -25,9 +25,7 @@ def render(report: Report, top: int) -> Group:
         f"read: {report.files} file(s), {report.sessions} session(s){repeated}, {total.outputs} "
         f"tool output(s), {len(report.skips)} line(s) or file(s) skipped",
     ]
-    head += [f"  skipped {s.path}:{s.line}: {s.reason}" for s in report.skips[:_LISTED_SKIPS]]
-    if len(report.skips) > _LISTED_SKIPS:
-        head.append(f"  ... and {len(report.skips) - _LISTED_SKIPS} more")
+    head += skipped_lines(report.skips)
     head.append(
         f"{report.mode}; outputs over {report.threshold} chars are summarized; "
         f"each summary counts {report.hint_tokens} tokens more for its read-back hint"

@@ -18,7 +18,8 @@ from typing import IO, Any
 from tersify.contract import Method
 from tersify.worker.model.tokens import estimate_tokens
 from tersify.worker.savings.shrink import Shrunk
-from tersify.worker.savings.transcript import Skip, ToolOutput
+from tersify.worker.savings.transcript import ToolOutput
+from tersify.worker.store.logfiles import Skip
 
 _MILLION = 1_000_000
 

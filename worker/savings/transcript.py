@@ -27,15 +27,6 @@ class ToolOutput:
     source: Path
 
 
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """Something that was not used: where it is and why."""
-
-    path: Path
-    line: int
-    reason: str
-
-
 @dataclass
 class Transcript:
     """One session's tool outputs and how many model calls it made."""

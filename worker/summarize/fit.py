@@ -55,20 +55,24 @@ def fitted_request(
 ) -> SummaryPrompt:
     """``job``'s summary request, its output view cut to fit ``provider``'s window."""
     limit = min(settings.model_window_chars, settings.model_read_max_chars)
-    prompt = _built(job, tool_type, settings, limit)
+    prompt = settings_request(job, tool_type, settings, limit)
     for _ in range(PASSES):
         room = provider.fitting_chars(prompt.request)
         size = len(prompt.request.user)
         if room is None or size <= room or limit <= MIN_INPUT_CHARS:
             break
         limit = max(MIN_INPUT_CHARS, int(limit * room / size * 0.95))
-        prompt = _built(job, tool_type, settings, limit)
+        prompt = settings_request(job, tool_type, settings, limit)
     return prompt
 
 
-def _built(
-    job: PendingSummary, tool_type: ToolType, settings: Settings, limit: int
+def settings_request(
+    job: PendingSummary, tool_type: ToolType, settings: Settings, limit: int | None = None
 ) -> SummaryPrompt:
+    """``job``'s one summary request as ``settings`` size it, its output view at most
+    ``limit`` characters (default: one window, within what a job reads)."""
+    if limit is None:
+        limit = min(settings.model_window_chars, settings.model_read_max_chars)
     return build_request(
         job,
         tool_type,

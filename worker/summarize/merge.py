@@ -15,23 +15,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tersify.contract import PendingSummary, ToolType
-from tersify.worker.model.fence import Fence
 from tersify.worker.model.providers.base import ModelRequest
 from tersify.worker.model.tokens import answer_token_cap
-from tersify.worker.shrink import NO_QUOTE, ModelView, Quote, clip, kind_of, take
+from tersify.worker.shrink import NO_QUOTE, ModelView, Quote, clip, take
 from tersify.worker.shrink.windows import WindowPlan
 from tersify.worker.summarize.answers import AnswerShape, answer_shape
 from tersify.worker.summarize.prompts import (
-    FLAG_RULE,
-    INTENT_NOTE,
-    LABELS,
-    NO_QUOTES_RULE,
     PART_NOTE,
-    PROSE_RULES,
-    QUOTE_RULE,
     QUOTE_TOKENS,
     SummaryPrompt,
-    header_field,
+    framing,
     prompt_for,
 )
 
@@ -116,26 +109,22 @@ def merge_prompt(
     fixed: Quote = NO_QUOTE,
 ) -> SummaryPrompt:
     """The request that joins ``parts`` into the job's summary, within ``limit`` chars."""
-    kind = kind_of(tool_type)
     shape = answer_shape(tool_type)
-    fence = Fence()
-    fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
-    names = [name for name, value in fields.items() if value]
+    fence, blocks, common = framing(
+        job,
+        tool_type,
+        shape,
+        "window_answers",
+        max_summary_chars=max_summary_chars,
+        max_quote_chars=max_quote_chars,
+    )
     # Each part gets an equal share of the room: its prose first, then its lines.
     share = max(200, (limit - sum(map(len, blocks)) - 200) // max(1, len(parts)))
     body, shown = _parts_text(plan, parts, share)
     first, last = _fixed_numbers(plan, fixed)
     system = MERGE_TEMPLATE.format(
-        focus=kind.focus,
+        **common,
         count=len(plan.windows),
-        tag=fence.tag("window_answers"),
-        label=LABELS[kind.numbered_file],
-        rule=fence.rule(*names, "window_answers"),
-        intent=INTENT_NOTE.format(tag=fence.tag("query")) if job.query else "",
-        prose=PROSE_RULES[shape.prose].format(limit=max_summary_chars),
-        quotes=QUOTE_RULE.format(limit=max_quote_chars) if max_quote_chars > 0 else NO_QUOTES_RULE,
-        flag=FLAG_RULE if shape.full_output_flag else "",
         fixed=FIXED_NOTE.format(first=first, last=last) if fixed.shown else "",
         unread=UNREAD_NOTE if plan.unread else "",
     )

@@ -125,22 +125,18 @@ def prompt_for(
     part: str = "",
 ) -> SummaryPrompt:
     """The request reading ``view`` of ``job``'s output (``part``: which window it is)."""
-    kind = kind_of(tool_type)
-    fence = Fence()
-    fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
-    blocks = [fence.wrap(name, header_field(value)) for name, value in fields.items() if value]
-    names = [name for name, value in fields.items() if value]
+    fence, blocks, common = framing(
+        job,
+        tool_type,
+        shape,
+        "tool_output",
+        max_summary_chars=max_summary_chars,
+        max_quote_chars=max_quote_chars,
+    )
     body = view.body
     left = left_out(view) if view.truncated else 0
     system = SYSTEM_TEMPLATE.format(
-        focus=kind.focus,
-        tag=fence.tag("tool_output"),
-        label=LABELS[kind.numbered_file],
-        rule=fence.rule(*names, "tool_output"),
-        intent=INTENT_NOTE.format(tag=fence.tag("query")) if job.query else "",
-        prose=PROSE_RULES[shape.prose].format(limit=max_summary_chars),
-        quotes=QUOTE_RULE.format(limit=max_quote_chars) if max_quote_chars > 0 else NO_QUOTES_RULE,
-        flag=FLAG_RULE if shape.full_output_flag else "",
+        **common,
         cut=CUT_NOTE.format(left=left, total=len(sample)) if view.truncated else "",
         part=part,
     )
@@ -156,6 +152,44 @@ def prompt_for(
     )
     # the request holds the view's text now: the prompt keeps the view's lines, not a copy
     return SummaryPrompt(request, replace(view, body=""), shape)
+
+
+def framing(
+    job: PendingSummary,
+    tool_type: ToolType,
+    shape: AnswerShape,
+    fenced: str,
+    *,
+    max_summary_chars: int,
+    max_quote_chars: int,
+) -> tuple[Fence, list[str], dict[str, str]]:
+    """What frames a summary request whose body is the block ``fenced``: its fence, the
+    blocks of the job's tool name, command and query, and the system prompt's fields that
+    every summary template shares (focus, tag, label, rule, intent, prose, quotes, flag)."""
+    kind = kind_of(tool_type)
+    fence = Fence()
+    blocks, names = job_blocks(job, fence)
+    common = {
+        "focus": kind.focus,
+        "tag": fence.tag(fenced),
+        "label": LABELS[kind.numbered_file],
+        "rule": fence.rule(*names, fenced),
+        "intent": INTENT_NOTE.format(tag=fence.tag("query")) if job.query else "",
+        "prose": PROSE_RULES[shape.prose].format(limit=max_summary_chars),
+        "quotes": (
+            QUOTE_RULE.format(limit=max_quote_chars) if max_quote_chars > 0 else NO_QUOTES_RULE
+        ),
+        "flag": FLAG_RULE if shape.full_output_flag else "",
+    }
+    return fence, blocks, common
+
+
+def job_blocks(job: PendingSummary, fence: Fence) -> tuple[list[str], list[str]]:
+    """The fenced blocks of the job's tool name, command and query (those it has), and
+    their names."""
+    fields = {"tool_name": job.tool_name, "command": job.command, "query": job.query}
+    names = [name for name, value in fields.items() if value]
+    return [fence.wrap(name, header_field(fields[name])) for name in names], names
 
 
 def left_out(view: ModelView) -> int:

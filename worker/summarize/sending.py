@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from tersify.contract import PendingSummary, ToolType
 from tersify.settings import Settings
 from tersify.worker.model.tokens import CHARS_PER_TOKEN, estimate_tokens
+from tersify.worker.summarize.fit import settings_request
 from tersify.worker.summarize.merge import window_prompt
-from tersify.worker.summarize.prompts import SummaryPrompt, build_request
+from tersify.worker.summarize.prompts import SummaryPrompt
 from tersify.worker.summarize.windowed import layout
 
 _PART_HEAD_CHARS = 120
@@ -38,16 +39,7 @@ def opening_prompts(
     """The requests ``job`` sends before any answer: one, or one per window it reads."""
     found = layout(job, tool_type, settings)
     if found is None:
-        return [
-            build_request(
-                job,
-                tool_type,
-                max_input_chars=min(settings.model_window_chars, settings.model_read_max_chars),
-                max_summary_chars=settings.max_summary_chars,
-                max_verbatim_chars=settings.max_verbatim_chars,
-                max_quote_chars=settings.max_quote_chars,
-            )
-        ]
+        return [settings_request(job, tool_type, settings)]
     return [
         window_prompt(
             job,

@@ -14,16 +14,22 @@ the shapes of a statement:
 - against: narration of looking around ("let me check …", "I'll read …"), questions and
   hedges ("Wait, …", "Maybe …").
 
+Beside the sentences of its messages, what the agent writes down in its actions is read too
+(``written``: commit and pull-request messages, comments and prose its edits add), with a
+feature of its own; such a statement counts when it states a plan, a fix or names something.
+
 Those features are weighed by a logistic model fitted on the ``tune/`` conversations of the
 compaction corpus (``tersify.worker.quality.compaction_fit``, which also reports how the
 weights do on each agent left out of the fit). A sentence counts when it states a cause or a
 choice, or a plan about something it names, or when the model finds it more likely a decision
 than not; questions and narration never count. The best scores are kept, the latest first
-among equals.
+among equals, after the best statement of each episode (the turns after one user request up to
+the next, the newest first), so that every request's work keeps one.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -31,6 +37,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tersify.chat.messages import Role, Turn
+from tersify.worker.compaction.facts.actions import Action, actions
+from tersify.worker.compaction.facts.asks import is_request
+from tersify.worker.compaction.facts.written import written
 
 _STATES = re.compile(
     r"\b(root cause|the (?:real |actual |underlying |\w+ )?(?:issue|problem|bug|cause|culprit|"
@@ -98,15 +107,17 @@ _NAMED = re.compile(r"`([^`\n]+)`|\b([\w.]+\([^)]*\))|((?:[\w.-]+/)+[\w.-]+)")
 
 FEATURES = (
     "cause", "plan", "thing", "looking", "question", "hedge", "finding", "fix", "modal",
-    "salience", "report", "position", "length", "first", "label",
+    "salience", "report", "position", "length", "first", "label", "written",
 )  # fmt: skip
 WEIGHTS = {
     "cause": 2.44, "plan": 0.68, "thing": 1.52, "looking": -0.8, "question": -0.21,
     "hedge": -1.17, "finding": 1.99, "fix": 1.84, "modal": 1.72, "salience": 0.29,
     "report": 0.63, "position": -0.59, "length": -1.21, "first": -0.15, "label": 0.14,
-    "bias": -2.86,
+    "written": 1.5, "bias": -2.86,
 }  # fmt: skip
-"""Fitted by ``python -m tersify.worker.quality.compaction_fit tests/compaction-corpus/tune``."""
+"""Fitted by ``python -m tersify.worker.quality.compaction_fit tests/compaction-corpus/tune``;
+``written`` (added later) chosen alone, the others kept: the middle of the values that cover the
+most tune decision facts (1.0 to 2.0: 21/41, 20/41 at 0)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +136,8 @@ class Statement:
         named = dict(zip(FEATURES, self.features, strict=True))
         if named["question"] or named["looking"]:
             return False
+        if named["written"] and (named["plan"] or named["fix"] or named["thing"]):
+            return True  # a commit message or a comment an edit adds states why
         return bool(named["cause"] or (named["plan"] and named["thing"]) or self.score > 0)
 
     @property
@@ -140,7 +153,9 @@ def _names(sentence: str) -> list[str]:
     return [next(g for g in m.groups() if g) for m in _NAMED.finditer(sentence)]
 
 
-def _features(sentence: str, salience: float, report: bool, position: float) -> tuple[float, ...]:
+def _features(
+    sentence: str, salience: float, report: bool, position: float, written: bool = False
+) -> tuple[float, ...]:
     text = sentence.replace("\u2019", "'")  # a typographic apostrophe reads as one
     found = {
         "cause": bool(_STATES.search(text)),
@@ -158,6 +173,7 @@ def _features(sentence: str, salience: float, report: bool, position: float) -> 
         "length": min(math.log(max(len(sentence), 2)) / math.log(_MAX_CHARS), 1.0),
         "first": bool(_FIRST.search(text)),
         "label": bool(_LABEL.match(text)),
+        "written": written,
     }
     return tuple(float(found[name]) for name in FEATURES)
 
@@ -175,29 +191,36 @@ def sentences(text: str) -> list[str]:
     return found
 
 
-def statements(turns: Sequence[Turn]) -> list[Statement]:
-    """Every sentence of the assistant's messages in ``turns``, with its features."""
+def statements(turns: Sequence[Turn], done: Sequence[Action] | None = None) -> list[Statement]:
+    """Every sentence of the assistant's messages in ``turns``, and every statement its
+    actions write down (``written``: commit messages, comments and prose its edits add), with
+    their features."""
     said = [
-        (index, sentence, not turn.calls)
+        (index, sentence, not turn.calls, False)
         for index, turn in enumerate(turns)
         if turn.role is Role.ASSISTANT and turn.text.strip()
         for sentence in sentences(turn.text)
     ]
-    counts = Counter(name for _, sentence, _ in said for name in set(_names(sentence)))
+    found_actions = actions(turns) if done is None else done
+    said += [(index, text, False, True) for index, text in written(found_actions)]
+    counts = Counter(name for _, sentence, _, _ in said for name in set(_names(sentence)))
     top = math.log1p(max(counts.values(), default=1))
     found: list[Statement] = []
-    for index, sentence, report in said:
+    for index, sentence, report, wrote in said:
         salience = max((math.log1p(counts[n]) / top for n in _names(sentence)), default=0.0)
         position = index / max(len(turns), 1)
-        found.append(Statement(index, sentence, _features(sentence, salience, report, position)))
+        features = _features(sentence, salience, report, position, wrote)
+        found.append(Statement(index, sentence, features))
     return found
 
 
-def decisions(turns: Sequence[Turn], limit: int = 12) -> list[tuple[int, str]]:
+def decisions(
+    turns: Sequence[Turn], limit: int = 50, done: Sequence[Action] | None = None
+) -> list[tuple[int, str]]:
     """The ``limit`` best statements (index, sentence) of those that count: the highest scores
     first, the most recent first among equals; each sentence once."""
     best: dict[str, Statement] = {}
-    for statement in statements(turns):
+    for statement in statements(turns, done):
         if not statement.counts:
             continue
         short = statement.text
@@ -206,4 +229,17 @@ def decisions(turns: Sequence[Turn], limit: int = 12) -> list[tuple[int, str]]:
         best.pop(short, None)
         best[short] = statement
     ranked = sorted(best.items(), key=lambda kv: (-round(kv[1].score, 6), -kv[1].index))
-    return [(statement.index, text) for text, statement in ranked[:limit]]
+    episodes = [i for i, t in enumerate(turns) if is_request(t)]
+    spread = _spread([(s.index, text) for text, s in ranked], episodes)
+    return spread[:limit]
+
+
+def _spread(ranked: list[tuple[int, str]], starts: Sequence[int]) -> list[tuple[int, str]]:
+    """``ranked`` with the best statement of each episode (the turns after one user request up
+    to the next) first, the newest episode first: each request's work keeps its best one."""
+    groups: dict[int, list[tuple[int, str]]] = {}
+    for item in ranked:
+        episode = bisect.bisect_right(starts, item[0])
+        groups.setdefault(episode, []).append(item)
+    heads = [groups[k][0] for k in sorted(groups, reverse=True)]
+    return [*heads, *(item for item in ranked if item not in heads)]

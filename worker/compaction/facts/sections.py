@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from tersify.chat.messages import Turn
 from tersify.text import elide
 from tersify.worker.compaction.facts.actions import Status, actions
+from tersify.worker.compaction.facts.asks import Ask, asks
 from tersify.worker.compaction.facts.commands import CommandRun, command_runs
 from tersify.worker.compaction.facts.decisions import decisions
 from tersify.worker.compaction.facts.errors import SeenError, seen_errors
 from tersify.worker.compaction.facts.files import FileChange, changed_files, read_files
-from tersify.worker.compaction.facts.tasks import PlanItem, plan, requests
+from tersify.worker.compaction.facts.tasks import PlanItem, plan
 from tersify.worker.compaction.facts.testruns import TestState, states_of_tests
 
 HEADINGS = (
@@ -35,11 +36,15 @@ HEADINGS = (
     "Decisions",
     "Files Read",
 )
-_WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 1.0}
-_WEIGHTS |= {"Task State": 3.0, "Decisions": 2.0, "Files Read": 0.5}
+_WEIGHTS = {"Files Changed": 3.0, "Errors": 3.0, "Tests": 2.0, "Commands": 0.5}
+_WEIGHTS |= {"Task State": 3.0, "Decisions": 3.0, "Files Read": 0.5}
+# The sections whose brief form is their floor, and the part of the budget it may take at most
+_FLOOR_PARTS = {"Files Changed": 2, "Task State": 4}
 MIN_FACTS_CHARS = 1000
 """The least room the facts sections get, however long the rest of a summary is."""
 _REQUEST_CHARS = 300
+_BRIEF_REQUEST_CHARS = 100
+_BRIEF_COMMAND_CHARS = 80
 _SHORTEST_LINE = 24
 _COMMAND_CHARS = 160
 _SCRATCH_PREFIXES = ("/tmp/", "/var/tmp/", "/private/tmp/", "/var/folders/")  # noqa: S108
@@ -59,13 +64,15 @@ class Section:
         """The section less the lines whose key ``text`` states verbatim (case and white space
         aside): what a narrative dropped. Lines without a key, or with a short one, stay."""
         said = _normal(text)
-        kept = [
-            (line, key)
-            for line, key in zip(self.lines, self.keys or ("",) * len(self.lines), strict=True)
-            if len(key) < _SHORTEST_KEY or _normal(key) not in said
-        ]
-        lines = tuple(line for line, _ in kept)
-        return Section(self.heading, lines, self.short, tuple(k for _, k in kept))
+        keys = self.keys or ("",) * len(self.lines)
+        keep = [len(key) < _SHORTEST_KEY or _normal(key) not in said for key in keys]
+        lines = tuple(line for line, k in zip(self.lines, keep, strict=True) if k)
+        short = self.short
+        if len(short) == len(self.lines):  # a brief form line by line: the same lines go
+            short = tuple(line for line, k in zip(short, keep, strict=True) if k)
+        return Section(
+            self.heading, lines, short, tuple(c for c, k in zip(keys, keep, strict=True) if k)
+        )
 
     def render(self, budget: int) -> str:
         """The section within ``budget`` chars: as many lines as fit (the first one shortened
@@ -142,20 +149,21 @@ def _file_lines(changes: Sequence[FileChange], brief: bool = False) -> list[str]
     return lines
 
 
-def _command(command: str | None) -> str:
-    return f"`{elide(' '.join((command or '').split()), _COMMAND_CHARS)}`" if command else ""
+def _command(command: str | None, chars: int = _COMMAND_CHARS) -> str:
+    return f"`{elide(' '.join((command or '').split()), chars)}`" if command else ""
 
 
 Item = tuple[str, str]
 """A section's line and its key: the fact it states, as a narrative would state it."""
 
 
-def _error_lines(errors: Sequence[SeenError]) -> list[Item]:
+def _error_lines(errors: Sequence[SeenError], brief: bool = False) -> list[Item]:
+    """Open errors first, the latest first; briefly, without the command that showed each."""
     ordered = sorted(errors, key=lambda e: (e.resolved, -e.index))
     return [
         (
             f"- {'[resolved] ' if e.resolved else ''}{e.line}"
-            + (f" ← {_command(e.command)}" if e.command else "")
+            + (f" ← {_command(e.command)}" if e.command and not brief else "")
             + (f" (×{e.count})" if e.count > 1 else ""),
             e.line,
         )
@@ -173,7 +181,7 @@ def _test_lines(states: Sequence[TestState], summary: str | None) -> list[Item]:
     return lines
 
 
-def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
+def _run_lines(runs: Sequence[CommandRun], chars: int = _COMMAND_CHARS) -> list[Item]:
     def ended(run: CommandRun) -> str:
         if run.exit_code is not None:
             return f"exit {run.exit_code}"
@@ -181,28 +189,44 @@ def _run_lines(runs: Sequence[CommandRun]) -> list[Item]:
 
     return [
         (
-            f"- {_command(r.command)} → {ended(r)}" + (f" (×{r.runs})" if r.runs > 1 else ""),
+            f"- {_command(r.command, chars)} → {ended(r)}"
+            + (f" (×{r.runs})" if r.runs > 1 else ""),
             r.command,
         )
         for r in runs
     ]
 
 
-def _task_lines(asks: Sequence[tuple[int, str]], items: Sequence[PlanItem]) -> list[Item]:
-    shown = list(dict.fromkeys(text for _, text in [*asks[:1], *asks[-4:]]))  # once each
-    lines = [
-        (f"- request: {elide(' '.join(text.split()), _REQUEST_CHARS)}", text) for text in shown
-    ]
+def _ranked_asks(found: Sequence[Ask]) -> list[tuple[int, Ask]]:
+    """The requests with their numbers, best first: the first, then the newest back."""
+    numbered = list(enumerate(found, 1))
+    return [*numbered[:1], *numbered[:0:-1]]
+
+
+def _task_lines(
+    found: Sequence[Ask], items: Sequence[PlanItem], chars: int = _REQUEST_CHARS
+) -> list[Item]:
+    """Every request once (``chars`` each at most), then the plan: its open items first."""
+    lines: list[Item] = []
+    shown: set[str] = set()
+    for number, ask in _ranked_asks(found):
+        if ask.own in shown:
+            continue
+        shown.add(ask.own)
+        lines.append((f"- request {number}/{len(found)}: {elide(ask.own, chars)}", ask.own))
     open_items = [i for i in items if i.open]
     if items:
         lines.append((f"- plan: {len(items) - len(open_items)} of {len(items)} items done", ""))
-    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in open_items]
-    lines += [(f"- [{i.state}] {elide(i.text, 200)}", i.text) for i in items if not i.open]
+    done = [i for i in items if not i.open]
+    lines += [(f"- [{i.state}] {elide(i.text, min(chars, 200))}", i.text) for i in open_items]
+    lines += [(f"- [{i.state}] {elide(i.text, min(chars, 200))}", i.text) for i in done]
     return lines
 
 
-def _keyed(heading: str, items: Sequence[Item]) -> Section:
-    return Section(heading, tuple(line for line, _ in items), keys=tuple(k for _, k in items))
+def _keyed(heading: str, items: Sequence[Item], brief: Sequence[Item] = ()) -> Section:
+    """A section of items, and its brief form (the same items said shorter) when given."""
+    lines, keys = tuple(line for line, _ in items), tuple(key for _, key in items)
+    return Section(heading, lines, tuple(line for line, _ in brief), keys)
 
 
 def sections(turns: Sequence[Turn]) -> list[Section]:
@@ -211,13 +235,15 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
     changes = changed_files(found)
     states, summary = states_of_tests(found)
     read = read_files(found, [c.path for c in changes])
+    errors, runs = seen_errors(found), command_runs(found)
+    requests, items, brief = asks(turns), plan(found, turns), _BRIEF_REQUEST_CHARS
     built = [
         Section("Files Changed", tuple(_file_lines(changes)), tuple(_file_lines(changes, True))),
-        _keyed("Errors", _error_lines(seen_errors(found))),
+        _keyed("Errors", _error_lines(errors), _error_lines(errors, brief=True)),
         _keyed("Tests", _test_lines(states, summary)),
-        _keyed("Commands", _run_lines(command_runs(found))),
-        _keyed("Task State", _task_lines(requests(turns), plan(found, turns))),
-        _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns)]),
+        _keyed("Commands", _run_lines(runs), _run_lines(runs, _BRIEF_COMMAND_CHARS)),
+        _keyed("Task State", _task_lines(requests, items), _task_lines(requests, items, brief)),
+        _keyed("Decisions", [(f"- {text}", text) for _, text in decisions(turns, done=found)]),
         _keyed("Files Read", [(f"- {p}", p) for p in read]),
     ]
     return [s for s in built if s.lines]
@@ -226,7 +252,12 @@ def sections(turns: Sequence[Turn]) -> list[Section]:
 def _shares(found: Sequence[Section], budget: int) -> dict[str, int]:
     """Each section's budget: its floor (the brief form of Files Changed, up to half of the
     budget), then weighted shares, what a section does not need going to the rest."""
-    floors = {s.heading: min(s.floor, budget // 2) for s in found}
+    floors = {
+        s.heading: min(s.floor, budget // _FLOOR_PARTS[s.heading])
+        if s.heading in _FLOOR_PARTS
+        else 0
+        for s in found
+    }
     shares: dict[str, int] = {}
     left = budget - 2 * len(found) - sum(floors.values())  # less the blank lines between
     pending = sorted(found, key=lambda s: (s.size - floors[s.heading]) / _WEIGHTS[s.heading])

@@ -14,15 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tersify.chat.messages import Role, Turn
-from tersify.worker.compaction.facts.actions import Action, observations
+from tersify.worker.compaction.facts.actions import Action
 
 _LISTS = ("todos", "plan", "task_list", "tasks", "items")
 _TEXTS = ("content", "step", "title", "description", "task", "text")
 _CHECKLIST = re.compile(r"^\s*[-*] \[( |x|X)\] (.+?)\s*$", re.MULTILINE)
-_WRAPPERS = re.compile(
-    r"^\s*(?:<(?:command-name|command-message|local-command-stdout|local-command-caveat|"
-    r"system-reminder|returncode)|Please always provide EXACTLY ONE action|\[Request interrupted)"
-)
 _DONE = frozenset({"completed", "complete", "done", "x"})
 
 
@@ -87,19 +83,3 @@ def plan(actions: Sequence[Action], turns: Sequence[Turn]) -> list[PlanItem]:
                 [PlanItem(t, "completed" if m.strip() else "pending") for m, t in boxes],
             )
     return latest[1] if latest else []
-
-
-def is_request(turn: Turn) -> bool:
-    """True for a user message that asks something (not a tool result, wrapper or summary)."""
-    return (
-        turn.role is Role.USER
-        and not turn.results
-        and bool(turn.text.strip())
-        and not _WRAPPERS.match(turn.text)
-    )
-
-
-def requests(turns: Sequence[Turn]) -> list[tuple[int, str]]:
-    """The user's requests in ``turns``, with their index, in order (text-action outputs not)."""
-    outputs = observations(turns)
-    return [(i, t.text.strip()) for i, t in enumerate(turns) if is_request(t) and i not in outputs]

@@ -55,8 +55,12 @@ def unreachable(url: str, timeout: float) -> str | None:
 
 
 def is_loopback(url: str) -> bool:
-    """Whether ``url``'s host is this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
-    host = urlsplit(url).hostname or ""
+    """Whether ``url``'s host is this machine (``is_loopback_host``)."""
+    return is_loopback_host(urlsplit(url).hostname or "")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` is this machine: ``localhost``, 127.0.0.0/8 or ``::1``."""
     if host == "localhost":
         return True
     try:

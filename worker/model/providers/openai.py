@@ -53,20 +53,10 @@ class OpenAIProvider(HttpProvider):
     path: ClassVar[str] = "/chat/completions"
 
     @classmethod
-    def create(
-        cls, settings: Settings, *, pool_size: int, model: str | None = None
-    ) -> OpenAIProvider:
-        """A provider on its configured key, base URL and response format."""
+    def options(cls, settings: Settings) -> dict[str, Any]:
+        """Its configured response format and context window."""
         config = settings.section(cls.name, OpenAISettings)
-        return cls(
-            config.api_key,
-            config.base_url,
-            model or config.model,
-            connect_timeout=settings.model_connect_timeout_seconds,
-            pool_size=pool_size,
-            response_format=config.response_format,
-            context_tokens=config.context_tokens,
-        )
+        return {"response_format": config.response_format, "context_tokens": config.context_tokens}
 
     @classmethod
     def checks(
@@ -88,18 +78,14 @@ class OpenAIProvider(HttpProvider):
 
     def __init__(
         self,
-        api_key: SecretStr | None,
-        base_url: str,
-        model: str,
-        *,
-        connect_timeout: float,
-        pool_size: int,
+        *args: Any,
         response_format: ResponseFormat = "json_schema",
         context_tokens: int | None = None,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(
-            api_key, base_url, model, connect_timeout=connect_timeout, pool_size=pool_size
-        )
+        """``HttpProvider``'s arguments, and how the server is first asked for JSON and its
+        context window when known."""
+        super().__init__(*args, **kwargs)
         self.response_format = response_format
         self.context_tokens = context_tokens
 

@@ -7,7 +7,7 @@ settings' defaults; everything else a provider declares for the registry is here
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import httpx
 from pydantic import Field, SecretStr
@@ -71,10 +71,9 @@ class HttpProvider(ProviderKind):
         return settings.section(cls.name, cls.settings_type)
 
     @classmethod
-    def create(
-        cls, settings: Settings, *, pool_size: int, model: str | None = None
-    ) -> HttpProvider:
-        """A provider on its configured key and base URL (``model`` instead of its own)."""
+    def create(cls, settings: Settings, *, pool_size: int, model: str | None = None) -> Self:
+        """A provider on its configured key and base URL (``model`` instead of its own), with
+        whatever else its own settings give (``options``)."""
         config = cls.config(settings)
         return cls(
             config.api_key,
@@ -82,7 +81,14 @@ class HttpProvider(ProviderKind):
             model or config.model,
             connect_timeout=settings.model_connect_timeout_seconds,
             pool_size=pool_size,
+            **cls.options(settings),
         )
+
+    @classmethod
+    def options(cls, settings: Settings) -> dict[str, Any]:
+        """The keyword arguments beyond the key, base URL and model that a subclass's
+        constructor takes from its settings; none here."""
+        return {}
 
     @classmethod
     def enabled(cls, settings: Settings) -> bool:
