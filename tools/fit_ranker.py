@@ -85,8 +85,8 @@ class Rows:
     family: str
     x: list[list[float]]
     y: list[int]
-    name: str = ""
-    tool_type: ToolType = ToolType.COMMAND_OUTPUT
+    name: str
+    tool_type: ToolType
 
 
 def fact_lines(text: str, facts: Iterable[str]) -> set[int]:
