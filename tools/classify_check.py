@@ -12,22 +12,14 @@ held-back families (the ones to learn from).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from pathlib import Path
 
 from tersify.classify import classify
-from tersify.worker.quality.corpus import Case, load_cases
+from tersify.worker.quality.corpus import Case, held_back, load_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
-HELD_BACK_SHARE = 0.1
-
-
-def held_back(families: set[str]) -> set[str]:
-    """The tenth of ``families`` held back: the first by the SHA-256 of their names."""
-    ordered = sorted(families, key=lambda name: hashlib.sha256(name.encode()).hexdigest())
-    return set(ordered[: round(len(ordered) * HELD_BACK_SHARE)])
 
 
 def right(cases: list[Case]) -> int:

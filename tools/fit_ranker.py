@@ -12,9 +12,14 @@ cases are shrunk by the extractive summary with a model fitted on the other fami
 facts kept under the budget are counted, beside the rules' engine on the same cases. ``check/``
 is never read here.
 
-    .venv/bin/python tools/fit_ranker.py            # fit with the shipped settings, write
-    .venv/bin/python tools/fit_ranker.py --cv       # cross-validate each setting, then fit
-    .venv/bin/python tools/fit_ranker.py --check    # refit and compare with the shipped file
+The type each case was read as is recorded in the file (``types``): ``--check`` and
+``--same-types`` read the cases as typed then, so a change to the classifier moves the ranker
+only when it is refitted on purpose (a plain run types them with today's classifier).
+
+    .venv/bin/python tools/fit_ranker.py               # fit with the shipped settings, write
+    .venv/bin/python tools/fit_ranker.py --cv          # cross-validate each setting, then fit
+    .venv/bin/python tools/fit_ranker.py --check       # refit and compare with the shipped file
+    .venv/bin/python tools/fit_ranker.py --same-types  # refit on the shipped file's types
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from tersify.classify import classify
+from tersify.contract import ToolType
 from tersify.text.sanitize import sanitize
 from tersify.worker.quality.corpus import Case, load_cases
 from tersify.worker.quality.evaluation import missing
@@ -74,11 +80,13 @@ SHIPPED_SETTING = Setting()
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """One case's candidates as feature rows and labels."""
+    """One case's candidates as feature rows and labels, and the type the case was read as."""
 
     family: str
     x: list[list[float]]
     y: list[int]
+    name: str
+    tool_type: ToolType
 
 
 def fact_lines(text: str, facts: Iterable[str]) -> set[int]:
@@ -96,9 +104,10 @@ def fact_lines(text: str, facts: Iterable[str]) -> set[int]:
     return found
 
 
-def case_rows(case: Case) -> Rows:
-    """The candidates of ``case`` as the extractive shrink weighs them, labelled."""
-    tool_type = classify(case.tool_name, case.command, case.output)
+def case_rows(case: Case, tool_type: ToolType | None = None) -> Rows:
+    """The candidates of ``case`` as the extractive shrink weighs them, labelled; read as
+    ``tool_type``, else as the classifier types it."""
+    tool_type = tool_type or classify(case.tool_name, case.command, case.output)
     doc = as_doc(sanitize(case.output), kind_of(tool_type))
     reading = Reading.of(doc, tool_type, case.query, ranker=_PLACEHOLDER)
     pool, _ = shortlist([c for c in reading.candidates if c.weight != float("inf")])
@@ -112,7 +121,7 @@ def case_rows(case: Case) -> Rows:
         )
         brought = set(range(start, end)) | {candidate.anchor}
         labels.append(1 if brought & wanted else 0)
-    return Rows(case.family, table, labels)
+    return Rows(case.family, table, labels, case.name, tool_type)
 
 
 def fit(data: Sequence[Rows], setting: Setting) -> Ranker:
@@ -144,6 +153,7 @@ def fit(data: Sequence[Rows], setting: Setting) -> Ranker:
         "rows": len(y),
         "positives": int(y.sum()),
         "families": len({part.family for part in data}),
+        "types": {part.name: part.tool_type.value for part in sorted(data, key=lambda p: p.name)},
     }
     return Ranker(tuple(float(w) for w in weights), bias, meta)
 
@@ -173,6 +183,12 @@ def cross_validate(
     return found
 
 
+def shipped_types(path: Path = SHIPPED_FILE) -> dict[str, ToolType]:
+    """The type each tune case was read as when the shipped ranker was fitted."""
+    meta = json.loads(path.read_text(encoding="utf-8")).get("types") or {}
+    return {name: ToolType(value) for name, value in meta.items()}
+
+
 def write(ranker: Ranker, path: Path = SHIPPED_FILE) -> None:
     """Write the fitted file (sorted keys, one weight per line: a diff reads as a table)."""
     path.write_text(json.dumps(ranker.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -183,9 +199,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", action="store_true", help="cross-validate every setting first")
     parser.add_argument("--check", action="store_true", help="refit and compare, write nothing")
+    parser.add_argument("--same-types", action="store_true", help="read cases as typed before")
     args = parser.parse_args(argv)
     cases = load_cases(TUNE)
-    data = [case_rows(case) for case in cases]
+    types = shipped_types() if args.check or args.same_types else {}
+    data = [case_rows(case, types.get(case.name)) for case in cases]
     setting = SHIPPED_SETTING
     if args.cv:
         rules = kept(cases, None)

@@ -1,14 +1,18 @@
 """Classify a tool output: by tool name, else by the program its command ran, else by content.
 
 What tells each kind apart lives in one place per kind (``kinds``: names, programs,
-subcommands, content tests); this module reads a tool call through them.
+subcommands, content tests); this module reads a tool call through them. When neither the
+name nor the program tells, a classifier fitted on the corpus (``learned``, over the generic
+features of ``features``) reads the output and the command's shape.
 """
 
 from __future__ import annotations
 
 import re
 
-from tersify.classify.kinds import HINTS, NameWords, by_name, sniff, words
+from tersify.classify.features import Reading
+from tersify.classify.kinds import HINTS, NameWords, by_name, words
+from tersify.classify.learned import Classifier, shipped
 from tersify.classify.shellcmd import Invocation, command_lists
 from tersify.classify.sniff import Sample, is_machine_data, log_lines, parses_as_data
 from tersify.contract import ToolType
@@ -40,7 +44,6 @@ _SETUP = words(
     "cd pushd popd export source . set unset alias true : mkdir touch cp mv rm chmod chown "
     "ln sleep clear trap shopt ulimit umask hash echo printf activate conda-activate wait"
 )
-_BY_CONTENT_WEB = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 
 
 def _subcommand_table() -> dict[str, dict[str, ToolType]]:
@@ -135,11 +138,11 @@ def _unknown_subcommand(invocation: Invocation) -> bool:
     return known is not None and invocation.subcommand not in known
 
 
-def classify_command(command: str, output: str) -> ToolType:
-    """The type of ``output`` given the shell ``command`` that printed it."""
+def _command_rules(command: str, output: str) -> ToolType | None:
+    """The type the program of the shell ``command`` gives, None when only content can tell."""
     pipeline = _meaningful(command_lists(command))
     if not pipeline:
-        return sniff(output)
+        return None
     first = pipeline[0]
     kind = program_type(first)
     for stage in pipeline[1:]:
@@ -151,37 +154,47 @@ def classify_command(command: str, output: str) -> ToolType:
                 kind = target
         elif PROGRAMS.get(stage.program) is SEARCH and kind is FILE:
             kind = SEARCH
-    # Content decides when it parses. JSON or XML is data whatever printed it (config files
-    # read whole stay files, and so do documents); YAML or a table counts only from a program
-    # that says nothing itself: a known command's log may look like "key: value" lines.
-    if kind in (None, COMMAND, FILE) and is_machine_data(output):
+    if kind is None:
+        return None
+    # JSON or XML is data whatever printed it (config files read whole stay files, and so do
+    # documents); YAML or a table counts only from a program whose subcommand the table does
+    # not know: a known command's log may look like "key: value" lines.
+    if kind in (COMMAND, FILE) and is_machine_data(output):
         return DATA
-    if kind is None and parses_as_data(output):
-        return DATA
-    # A subcommand the table does not know says little: YAML or a table is data all the same.
     if kind is COMMAND and _unknown_subcommand(first) and parses_as_data(output):
         return DATA
     if kind is FILE and (_reads_a_log(first) or log_lines(Sample.of(output))):
         return COMMAND
-    if kind is not None:
-        return kind
-    if first.program in _BY_CONTENT_WEB:
-        return sniff(output, WEB)
-    return sniff(output, COMMAND)
+    return kind
+
+
+def by_rules(tool_name: str, command: str | None, output: str) -> ToolType | None:
+    """The type the tool's name or its command's program gives; None when neither tells."""
+    name = normalize_tool_name(tool_name)
+    if not _is_shell(name):
+        by_name = _by_name(name)
+        if by_name is FILE and log_lines(Sample.of(output)):
+            return COMMAND  # a log read as a file is still a program's report
+        if by_name is not None:
+            return by_name
+    if command and command.strip():
+        return _command_rules(command, output)
+    return None
+
+
+def by_content(command: str | None, output: str, model: Classifier | None = None) -> ToolType:
+    """The type a decisive content test gives, else the one the fitted classifier (``model``,
+    else the shipped one) reads in ``output`` and the shape of the ``command`` that printed it."""
+    reading = Reading.of(command, output)
+    if reading.verdict is not None and reading.verdict[1]:
+        return reading.verdict[0]
+    return (model or shipped()).predict(reading.values())
 
 
 def classify(tool_name: str, command: str | None, output: str) -> ToolType:
-    """The tool type of one output: the tool's name, else its command's program, else content."""
+    """The tool type of one output: the tool's name, else its command's program, else what
+    the fitted classifier reads in the output and the command's shape."""
     try:
-        name = normalize_tool_name(tool_name)
-        if not _is_shell(name):
-            by_name = _by_name(name)
-            if by_name is FILE and log_lines(Sample.of(output)):
-                return COMMAND  # a log read as a file is still a program's report
-            if by_name is not None:
-                return by_name
-        if command and command.strip():
-            return classify_command(command, output)
-        return sniff(output)
+        return by_rules(tool_name, command, output) or by_content(command, output)
     except Exception:  # classification only steers a summary; it must never fail a job
         return COMMAND

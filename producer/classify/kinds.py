@@ -3,9 +3,11 @@
 One ``Hints`` per ``ToolType``: the agent tool names that are of it, the words in a tool name
 that point at it, the programs of a shell command that print it (and the subcommands of
 programs that print several kinds), and the content tests that recognize it when neither the
-name nor the command tells. The worker's part of each kind (its prompt, its shrink) registers
-against the same names (``tersify.worker.shrink.kinds``); ``complete`` is the check both sides
-run at import, so a kind missing a part fails the import, not a job.
+name nor the command tells (a decisive test's verdict stands; the others are features the
+fitted classifier weighs, ``tersify.classify.learned``). The worker's part of each kind (its
+prompt, its shrink) registers against the same names (``tersify.worker.shrink.kinds``);
+``complete`` is the check both sides run at import, so a kind missing a part fails the import,
+not a job.
 
 Adding a tool type: a member of ``ToolType`` (``tersify.contract``), its ``Hints`` here, its
 ``ToolKind`` in the worker.
@@ -28,10 +30,16 @@ def words(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True, slots=True)
 class Sniff:
-    """A content test and its rank: the tests of all kinds run in rank order, first true wins."""
+    """A content test and its rank: the tests of all kinds run in rank order, first true wins.
+
+    A ``decisive`` test's verdict stands when it is the first to hold; any other test's verdict
+    is one feature the fitted classifier weighs (``tersify.classify.learned``). Decisive are
+    the tests of kinds the corpus's ``tune/`` part holds too few cases of to teach a fit.
+    """
 
     rank: int
     test: looks.SniffTest
+    decisive: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +113,10 @@ HINTS = _registry(
             "select-string sls ast-grep sg semgrep"
         ),
         subcommands={"git": words("grep")},
-        content=(Sniff(60, looks.symbol_index), Sniff(70, looks.search_hits)),
+        content=(
+            Sniff(60, looks.symbol_index, decisive=True),
+            Sniff(70, looks.search_hits, decisive=True),
+        ),
     ),
     Hints(
         ToolType.DIRECTORY_LISTING,
@@ -122,7 +133,10 @@ HINTS = _registry(
             "get-childitem gci zipinfo"
         ),
         subcommands={"git": words("ls-files ls-tree")},
-        content=(Sniff(80, looks.long_listing), Sniff(90, looks.path_list)),
+        content=(
+            Sniff(80, looks.long_listing, decisive=True),
+            Sniff(90, looks.path_list, decisive=True),
+        ),
     ),
     Hints(
         ToolType.COMMAND_OUTPUT,
@@ -175,7 +189,11 @@ HINTS = _registry(
             "terraform": words("output show state"),
             "systemctl": words("show list-units"),
         },
-        content=(Sniff(10, looks.json_document), Sniff(110, looks.yaml_lines)),
+        content=(
+            Sniff(10, looks.json_document, decisive=True),
+            Sniff(15, looks.delimited_table, decisive=True),
+            Sniff(110, looks.yaml_lines),
+        ),
     ),
     Hints(
         ToolType.WEB_CONTENT,
@@ -188,7 +206,7 @@ HINTS = _registry(
             NameWords(1, words("web url browse browser scrape crawl webpage wiki wikipedia")),
         ),
         programs=words("w3m lynx links elinks html2text pandoc man info pydoc tldr"),
-        content=(Sniff(100, looks.html), Sniff(130, looks.prose)),
+        content=(Sniff(100, looks.html, decisive=True), Sniff(130, looks.prose)),
     ),
 )
 
@@ -203,25 +221,29 @@ def by_name(table: Iterable[tuple[ToolType, frozenset[str]]], what: str) -> dict
     return found
 
 
-def _ranked(hints: Iterable[Hints]) -> tuple[tuple[looks.SniffTest, ToolType], ...]:
+def _ranked(hints: Iterable[Hints]) -> tuple[tuple[Sniff, ToolType], ...]:
     tests = sorted(((s, h.tool_type) for h in hints for s in h.content), key=lambda p: p[0].rank)
     ranks = [s.rank for s, _ in tests]
     if len(set(ranks)) != len(ranks):
         raise RegistryError("two content tests share a rank: their order would be arbitrary")
-    return tuple((s.test, tool_type) for s, tool_type in tests)
+    return tuple(tests)
 
 
 CONTENT_TESTS = _ranked(HINTS.values())
 """Every kind's content tests, in rank order."""
 
 
-def sniff(output: str, default: ToolType = ToolType.COMMAND_OUTPUT) -> ToolType:
-    """The tool type ``output`` looks like (the first content test that holds, in rank
-    order), or ``default`` when nothing stands out."""
-    sample = looks.Sample.of(output)
+def ranked_verdict(
+    sample: looks.Sample, held: dict[looks.SniffTest, bool] | None = None
+) -> tuple[ToolType, bool] | None:
+    """The tool type of the first content test that holds for ``sample``, in rank order, and
+    whether that test is decisive; None when none holds. ``held`` keeps each answer asked."""
     if not sample.text.strip():
-        return default
-    for test, tool_type in CONTENT_TESTS:
-        if test(sample):
-            return tool_type
-    return default
+        return None
+    for sniffed, tool_type in CONTENT_TESTS:
+        found = sniffed.test(sample)
+        if held is not None:
+            held[sniffed.test] = found
+        if found:
+            return tool_type, sniffed.decisive
+    return None

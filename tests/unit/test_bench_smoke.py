@@ -61,6 +61,13 @@ TINY_RUNS = [
     ),
     ("gate_notify.py", ["20"], "gate:", {"notify_p50_ms", "notify_p99_ms"}, SCRIPT_TIMEOUT_SECONDS),
     (
+        "classify.py",
+        ["--mb", "0.2", "--runs", "1"],
+        "classify:",
+        {"log_us", "build_us", "json_us", "listing_us", "unknown_us"},
+        SCRIPT_TIMEOUT_SECONDS,
+    ),
+    (
         "excerpt.py",
         ["--mb", "4", "--runs", "1"],
         "excerpt:",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.asks import asks, is_request, relayed, unwrapped
 from tersify.worker.compaction.facts.sections import render, sections
+from tersify.worker.compaction.summary import open_requests
 
 Msg = dict[str, Any]
 NAMES = st.from_regex(r"[a-z]{3,8}", fullmatch=True)
@@ -130,3 +131,19 @@ def test_errors_and_commands_are_said_briefly_when_their_full_lines_do_not_fit()
     assert len(shown) > 8
     commands = text.split("## Commands\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert all(len(line) < 110 for line in commands)
+
+
+def test_a_reply_relayed_by_a_tool_result_ends_the_agents_turn_and_is_the_open_request() -> None:
+    turns = turns_of(
+        [
+            {"role": "user", "content": "<task>\nSort the records by date.\n</task>\n"
+             "<environment_details>\n# Open tabs\na.py\n</environment_details>"},
+            call("c1", "finish", {"result": "Sorted."}),
+            result("c1", "[finish] Result:\n<feedback>\nnewest first, please\n</feedback>"),
+            call("c2", "edit", {"path": "a.py", "new": "x"}),
+            result("c2", "ok"),
+        ]
+    )  # fmt: skip
+    assert open_requests(turns) == ["newest first, please"]
+    assert open_requests(turns[:1]) == ["Sort the records by date."]  # its own words only
+    assert relayed("a listing: <feedback>not a reply</feedback>") == ""  # not opening a line

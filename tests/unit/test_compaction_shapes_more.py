@@ -76,6 +76,19 @@ def test_a_line_opening_with_a_failure_is_an_error_in_any_result() -> None:
     ]
 
 
+@given(name=NAMES)
+def test_text_that_does_not_match_a_conflict_and_a_thread_exception_are_errors(name: str) -> None:
+    arguments = {"target": "src/a.py", "search": "x", "replace": "y"}
+    result = "The search block\nx = 1\ndoes not match anything in the file."
+    assert errors_of((name, arguments, result)) == ["does not match anything in the file."]
+    assert error_lines("Auto-merging a.py\nCONFLICT (content): Merge conflict in a.py") == [
+        "CONFLICT (content): Merge conflict in a.py"
+    ]
+    assert error_lines('Exception in thread "main" java.lang.IllegalStateException\n\tat M.m') == [
+        'Exception in thread "main" java.lang.IllegalStateException'
+    ]
+
+
 def test_a_severity_word_heading_a_field_an_error_field_and_an_error_tag_are_errors() -> None:
     assert error_lines("Error response from daemon: no such container: web") == [
         "Error response from daemon: no such container: web"

@@ -67,7 +67,9 @@ def test_the_extractive_summary_keeps_a_needle_in_the_middle_with_the_ranker_and
 @pytest.mark.slow
 def test_refitting_on_the_tune_families_gives_the_shipped_weights() -> None:
     tune = fit_ranker.load_cases(CORPUS_DIR / "tune")
-    refit = fit_ranker.fit([fit_ranker.case_rows(c) for c in tune], fit_ranker.SHIPPED_SETTING)
+    types = fit_ranker.shipped_types()
+    rows = [fit_ranker.case_rows(c, types[c.name]) for c in tune]
+    refit = fit_ranker.fit(rows, fit_ranker.SHIPPED_SETTING)
     on_disk = Ranker.from_json(json.loads(fit_ranker.SHIPPED_FILE.read_text(encoding="utf-8")))
     assert fit_ranker.SHIPPED_FILE.name == FITTED
     assert refit.meta == on_disk.meta

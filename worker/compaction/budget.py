@@ -16,6 +16,7 @@ from tersify.chat.messages import Turn
 from tersify.contract import FallbackReason
 from tersify.errors import ProviderError
 from tersify.text import elide
+from tersify.worker.compaction.facts.asks import unwrapped
 from tersify.worker.compaction.facts.sections import (
     MIN_FACTS_CHARS,
     Section,
@@ -36,7 +37,7 @@ def quoted_requests(context: Context) -> list[str]:
     is shortened (its full text is right there), the others are quoted whole.
     """
     live, beside = context
-    kept = {t.text.strip() for t in beside}
+    kept = {t.text.strip() for t in beside} | {unwrapped(t.text) for t in beside}
     return [
         f"{elide(r, _QUOTE_KEPT_CHARS)}\n(quoted in full in the messages kept beside this summary)"
         if r in kept and len(r) > _QUOTE_KEPT_CHARS

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from tersify.chat.messages import Role, Turn
 from tersify.text import elide, truncate
 from tersify.worker.compaction.facts.actions import observations
-from tersify.worker.compaction.facts.asks import is_request
+from tersify.worker.compaction.facts.asks import is_request, relayed, unwrapped
 from tersify.worker.compaction.facts.sections import HEADINGS, MIN_FACTS_CHARS, render, sections
 
 BANNER = (
@@ -121,11 +121,14 @@ def is_summary(turn: Turn) -> bool:
 
 
 def open_requests(turns: Sequence[Turn]) -> list[str]:
-    """The user's requests the agent has not finished: those after its last finished turn.
+    """The user's requests the agent has not finished: those after its last finished turn,
+    each in its own words (its envelope's context blocks and tags set aside).
 
     An agent's turn is finished when it hands back with an assistant message that has text and
-    no tool calls (nor, for an agent that acts in text, a shell block it ran); user messages
-    after it (not tool results, summaries or the output of a text action) are still open.
+    no tool calls (nor, for an agent that acts in text, a shell block it ran), or when a tool
+    result relays the user's reply (``<feedback>``, ``<answer>``: the agent handed back through
+    a tool, and the reply is the newest request); user messages after it (not tool results,
+    summaries or the output of a text action) are still open.
     """
     outputs = observations(turns)
     asks: list[str] = []
@@ -135,8 +138,12 @@ def open_requests(turns: Sequence[Turn]) -> list[str]:
         if turn.role is Role.ASSISTANT and turn.text.strip() and not turn.calls and not acted:
             break
         if is_request(turn) and not is_summary(turn) and index not in outputs:
-            asks.append(turn.text.strip())
-    return asks[::-1]
+            asks.append(unwrapped(turn.text))
+        replies = [words for r in turn.results if (words := relayed(r.content))]
+        if replies:
+            asks += [unwrapped(words) for words in reversed(replies)]
+            break
+    return [a for a in asks[::-1] if a]
 
 
 def _drop_active_task(body: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,3 +66,13 @@ def load_cases(directory: Path, names: Sequence[str] = ()) -> list[Case]:
         if path.with_suffix(".txt").is_file() and (not wanted or path.stem in wanted)
     )
     return [load_case(path) for path in paths]
+
+
+HELD_BACK_SHARE = 0.1
+"""The share of ``tune/`` families held back from shaping: only ever scored, as ``check/`` is."""
+
+
+def held_back(families: set[str]) -> set[str]:
+    """The tenth of ``families`` held back: the first by the SHA-256 of their names."""
+    ordered = sorted(families, key=lambda name: hashlib.sha256(name.encode()).hexdigest())
+    return set(ordered[: round(len(ordered) * HELD_BACK_SHARE)])

@@ -72,12 +72,13 @@ def unwrapped(text: str) -> str:
 
 
 def relayed(result: str) -> str:
-    """The user's words a tool result relays: the content of its reply tags (``<feedback>``,
-    ``<answer>``, ``<user_message>``), or "" when it relays none."""
+    """The user's words a tool result relays: the content of its reply tags opening a line
+    (``<feedback>``, ``<answer>``, ``<user_message>``), or "" when it relays none."""
     found = [
         m.group(2).strip()
         for m in _BLOCK.finditer(result)
-        if (words := _words(m.group(1))) & _REPLY or words == {"user", "message"}
+        if (m.start() == 0 or result[m.start() - 1] == "\n")  # a tag that opens a line
+        and ((words := _words(m.group(1))) & _REPLY or words == {"user", "message"})
     ]
     return "\n".join(f for f in found if f)
 

@@ -96,7 +96,9 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bdenied\b|\btimed out\b|\bwas aborted\b|\bConnection refused\b|\brejected\b|"
             r"\bnot recognized as\b|\b(?:cannot|could not|unable to) find\b|"
             r"\bis not defined\b|\bundefined reference\b|\bout of memory\b|No space left|"
-            r"\bpanicked at\b|Segmentation fault|\bdoes not exist\b|\bcommand not found\b).*)$",
+            r"\bpanicked at\b|Segmentation fault|\bdoes not exist\b|\bcommand not found\b|"
+            r"\b(?:does not|doesn't|did not|didn't) match\b|^Exception in thread\b|"
+            r"\bMerge conflict in\b).*)$",
             re.I,
         ),
     ),
@@ -113,7 +115,8 @@ FAILED_WORDS = re.compile(
     r"rejected|denied|declined|conflict|error|failure|failed|not found|no match(?:es)?|"
     r"0 (?:occurrences|matches)|no occurrences|not unique|multiple (?:occurrences|matches)|"
     r"too (?:large|long|big|many)|exceeds?|does not exist|doesn't exist|not exist|"
-    r"must (?:be|not|have)|did not match|didn't match|not (?:yet )?(?:been )?read)\b",
+    r"must (?:be|not|have)|did not match|didn't match|does not match|doesn't match|"
+    r"not (?:yet )?(?:been )?read)\b",
     re.I,
 )
 """Words saying what was unknown, invalid, missing or impossible: how a refusal reads."""

@@ -42,7 +42,7 @@ _WEIGHTS |= {"Task State": 3.0, "Decisions": 3.0, "Files Read": 0.5}
 _FLOOR_PARTS = {"Files Changed": 2, "Task State": 4}
 MIN_FACTS_CHARS = 1000
 """The least room the facts sections get, however long the rest of a summary is."""
-_REQUEST_CHARS = 300
+_REQUEST_CHARS = 200
 _BRIEF_REQUEST_CHARS = 100
 _BRIEF_COMMAND_CHARS = 80
 _SHORTEST_LINE = 24
