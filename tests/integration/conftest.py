@@ -15,7 +15,7 @@ from tersify.settings import Settings
 from tersify.store import keys
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
-from tests.fakemodel import FakeModelServer
+from tests.fakemodel import FakeModelServer, hang
 from tests.integration.api import TOKENS, ApiServer
 from tests.integration.gateway import Gateway, launch
 
@@ -31,6 +31,19 @@ def provider_env(fake: FakeModelServer, provider: str) -> dict[str, str]:
         "openai_api_key": API_KEY,
         "openai_base_url": fake.openai_base_url,
         "model_timeout_seconds": "2",
+    }
+
+
+def hanging_env(fake: FakeModelServer, provider: str, **extra: str) -> dict[str, str]:
+    """Worker environment for a test that kills a worker mid-call: the model hangs, the call
+    waits 60 s, and the broker hands an unacknowledged job on after 3 s."""
+    fake.set_default(hang(60))
+    return {
+        **provider_env(fake, provider),
+        **extra,
+        "model_timeout_seconds": "60",
+        "visibility_timeout_seconds": "3",
+        "gate_lease_seconds": "30",
     }
 
 

@@ -32,7 +32,7 @@ from tersify.worker.store.sessionlog import read_entries, session_file
 from tests.fakemodel import FakeModelServer, hang, malformed, ok, oversized, status
 from tests.fakemodel import empty as empty_answer
 from tests.helpers import wait_for
-from tests.integration.conftest import provider_env, wait_for_cached_summaries
+from tests.integration.conftest import hanging_env, provider_env, wait_for_cached_summaries
 
 EXAMPLES = load_examples()
 StartWorker = Callable[..., WorkerProcess]
@@ -193,13 +193,7 @@ def test_the_session_log_holds_every_full_output_and_result(
 def test_a_worker_killed_mid_job_still_completes_the_job_once(
     fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings, redis_client
 ) -> None:
-    fake_model.set_default(hang(60))
-    env = {
-        **provider_env(fake_model, "anthropic"),
-        "model_timeout_seconds": "60",
-        "visibility_timeout_seconds": "3",
-        "gate_lease_seconds": "30",
-    }
+    env = hanging_env(fake_model, "anthropic")
     first = start_worker(**env)
     ex = example_of(ToolType.COMMAND_OUTPUT)
     slow = settings.model_copy(update={"job_deadline_seconds": 60, "visibility_timeout_seconds": 3})

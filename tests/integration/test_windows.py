@@ -13,9 +13,9 @@ from tersify.client import Producer
 from tersify.contract import JobOptions, Method
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
-from tests.fakemodel import FakeModelServer, hang, quoting, status
+from tests.fakemodel import FakeModelServer, quoting, status
 from tests.helpers import wait_for
-from tests.integration.conftest import provider_env
+from tests.integration.conftest import hanging_env, provider_env
 
 StartWorker = Callable[..., WorkerProcess]
 LOG = [
@@ -71,14 +71,7 @@ def test_a_long_output_is_read_in_windows_and_the_result_says_how(
 def test_a_worker_killed_while_its_windows_are_read_loses_nothing(
     fake_model: FakeModelServer, start_worker: StartWorker, settings: Settings, redis_client: Any
 ) -> None:
-    fake_model.set_default(hang(60))
-    env = {
-        **provider_env(fake_model, "openai"),
-        **ENV,
-        "model_timeout_seconds": "60",
-        "visibility_timeout_seconds": "3",
-        "gate_lease_seconds": "30",
-    }
+    env = hanging_env(fake_model, "openai", **ENV)
     first = start_worker(**env)
     slow = settings.model_copy(update={"job_deadline_seconds": 90, "visibility_timeout_seconds": 3})
     with Producer(slow) as producer:

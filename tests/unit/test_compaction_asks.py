@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import given
@@ -12,6 +11,7 @@ from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.asks import asks, is_request, relayed, unwrapped
 from tersify.worker.compaction.facts.sections import render, sections
 from tersify.worker.compaction.summary import open_requests
+from tests.chat import call, result
 
 Msg = dict[str, Any]
 NAMES = st.from_regex(r"[a-z]{3,8}", fullmatch=True)
@@ -19,19 +19,6 @@ NAMES = st.from_regex(r"[a-z]{3,8}", fullmatch=True)
 
 def turns_of(messages: list[Msg]) -> list[Turn]:
     return parse(messages).turns
-
-
-def call(call_id: str, name: str, arguments: Msg) -> Msg:
-    fn = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": call_id, "type": "function", "function": fn}],
-    }
-
-
-def result(call_id: str, output: str) -> Msg:
-    return {"role": "tool", "tool_call_id": call_id, "content": output}
 
 
 @given(outer=NAMES, place=NAMES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tersify.chat.compaction import CompactionJob, CompactionMethod
@@ -13,6 +12,7 @@ from tersify.worker.compaction.summary import END_MARKER, finish, problems
 from tersify.worker.model.calls import Route
 from tersify.worker.model.guard import CallGuard
 from tersify.worker.model.providers.base import Completion, ModelRequest
+from tests.chat import bash_steps
 from tests.unit.test_compaction import FixedProvider, job, run
 
 Msg = dict[str, Any]
@@ -33,13 +33,7 @@ def session(rounds: int = 12) -> list[Msg]:
          "\n".join(f"line {j}" for j in range(60)) + f"\nModuleNotFoundError: No module named {n}")
         for n in names
     ]  # fmt: skip
-    for i, (command, output) in enumerate(steps):
-        fn = {"name": "bash", "arguments": json.dumps({"command": command})}
-        messages += [
-            {"role": "assistant", "content": None,
-             "tool_calls": [{"id": f"c{i}", "type": "function", "function": fn}]},
-            {"role": "tool", "tool_call_id": f"c{i}", "content": output},
-        ]  # fmt: skip
+    messages += bash_steps(steps)
     return [*messages, {"role": "user", "content": "Status?"}]
 
 

@@ -15,6 +15,7 @@ from tersify.settings import Settings
 from tersify.worker.cli import eval_compaction
 from tersify.worker.quality.compaction_eval import baseline_text, evaluate_conversations
 from tersify.worker.quality.conversations import Fact, FactKind, load_conversations, normalize
+from tests.chat import bash_steps
 
 Msg = dict[str, Any]
 ERROR = "ModuleNotFoundError: No module named 'yaml'"
@@ -32,13 +33,7 @@ def conversation() -> list[Msg]:
     listing = "\n".join(f"module_{j}.py" for j in range(150))  # ~2,000 chars each
     steps += [(f"ls src/part_{i}", listing) for i in range(8)]
     steps += [("pytest -q", "12 passed in 0.3s")]
-    for i, (command, output) in enumerate(steps):
-        fn = {"name": "bash", "arguments": json.dumps({"command": command})}
-        messages += [
-            {"role": "assistant", "content": None,
-             "tool_calls": [{"id": f"c{i}", "type": "function", "function": fn}]},
-            {"role": "tool", "tool_call_id": f"c{i}", "content": output},
-        ]  # fmt: skip
+    messages += bash_steps(steps)
     return [*messages, {"role": "assistant", "content": "Done: the loader reads YAML now."}]
 
 

@@ -25,6 +25,7 @@ from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files, patch_changes
 from tersify.worker.compaction.facts.tasks import plan
 from tersify.worker.compaction.facts.testruns import reported
+from tests.chat import exchange
 
 Msg = dict[str, Any]
 NAMES = st.from_regex(r"[a-z][a-z_]{2,20}", fullmatch=True)
@@ -32,12 +33,7 @@ NAMES = st.from_regex(r"[a-z][a-z_]{2,20}", fullmatch=True)
 
 def call(name: str, arguments: dict[str, Any], result: str = "", call_id: str = "c1") -> list[Msg]:
     """One tool round trip in the OpenAI shape: a call and its result."""
-    fn = {"name": name, "arguments": json.dumps(arguments)}
-    return [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": call_id, "type": "function", "function": fn}]},
-        {"role": "tool", "tool_call_id": call_id, "content": result},
-    ]  # fmt: skip
+    return exchange(call_id, name, arguments, result)
 
 
 def turns(*rounds: list[Msg]) -> list[Turn]:

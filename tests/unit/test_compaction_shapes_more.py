@@ -22,6 +22,7 @@ from tersify.worker.compaction.facts.errors import seen_errors
 from tersify.worker.compaction.facts.files import changed_files
 from tersify.worker.compaction.facts.results import readable
 from tersify.worker.compaction.facts.testruns import last_summary, reported, states_of_tests
+from tests.chat import exchange
 
 Msg = dict[str, Any]
 NAMES = st.from_regex(r"[a-z][a-z_]{2,20}", fullmatch=True)
@@ -31,10 +32,7 @@ def rounds(*pairs: tuple[str, dict[str, Any], str]) -> list[Turn]:
     """A conversation of tool round trips in the OpenAI shape, one call each."""
     messages: list[Msg] = [{"role": "user", "content": "Do the work."}]
     for number, (name, arguments, result) in enumerate(pairs):
-        fn = {"name": name, "arguments": json.dumps(arguments)}
-        call = {"id": f"c{number}", "type": "function", "function": fn}
-        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        messages.append({"role": "tool", "tool_call_id": f"c{number}", "content": result})
+        messages += exchange(f"c{number}", name, arguments, result)
     return parse(messages).turns
 
 

@@ -3,7 +3,6 @@ add) read as decisions, whatever the tools are called."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hypothesis import given
@@ -13,22 +12,10 @@ from tersify.chat.messages import Turn, parse
 from tersify.worker.compaction.facts.actions import actions
 from tersify.worker.compaction.facts.decisions import decisions
 from tersify.worker.compaction.facts.written import messages, written
+from tests.chat import call, result
 
 Msg = dict[str, Any]
 NAMES = st.from_regex(r"[a-z]{3,8}", fullmatch=True)
-
-
-def call(call_id: str, name: str, arguments: Msg) -> Msg:
-    fn = {"name": name, "arguments": json.dumps(arguments)}
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": call_id, "type": "function", "function": fn}],
-    }
-
-
-def result(call_id: str, output: str) -> Msg:
-    return {"role": "tool", "tool_call_id": call_id, "content": output}
 
 
 def turns_of(messages_: list[Msg]) -> list[Turn]:
