@@ -4,19 +4,20 @@ for a condition (bounded)."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
 from tersify.settings import Settings
 from tersify.worker.processes.redis_server import free_port
 
-__all__ = ["free_port", "run_command", "tersify", "tersify_argv", "wait_for"]
+__all__ = ["free_port", "json_lines", "run_command", "tersify", "tersify_argv", "wait_for"]
 
 T = TypeVar("T")
 
@@ -63,3 +64,10 @@ def wait_for(check: Callable[[], T], what: str = "condition", timeout: float = 1
         assert time.monotonic() < deadline, f"{what} not met within {timeout:g}s"
         time.sleep(0.02)
     return value
+
+
+def json_lines(log: str) -> list[dict[str, Any]]:
+    """A process's JSON log lines, parsed: whole lines only (the last may still be being
+    written), plain-text lines passed over."""
+    whole = log.split("\n")[:-1]
+    return [json.loads(line) for line in whole if line.startswith("{")]

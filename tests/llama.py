@@ -58,7 +58,9 @@ class LlamaServer:
             str(VENV / "bin" / "python"),
             *("-m", "llama_cpp.server", "--model", str(required())),
             *("--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)),
-            *("--model_alias", "smollm2", "--n_threads", "2", "--seed", "7"),
+            *("--model_alias", "smollm2", "--seed", "7"),
+            # one thread each: on a busy machine two spin at barriers waiting for each other
+            *("--n_threads", "1", "--n_threads_batch", "1"),
         ]
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)

@@ -84,6 +84,7 @@ class AsyncSummaryHandle:
         self.session_id = session_id
         self._producer = producer
         self._result = result
+        self.queued = result is None  # False: the result came back at submission (passthrough)
 
     async def result(self) -> SummaryResult | None:
         """The result if it is stored, else None."""

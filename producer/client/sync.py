@@ -31,6 +31,12 @@ class SummaryHandle:
     session_id: str
     _producer: Producer = field(repr=False)
     _result: SummaryResult | None = field(default=None, repr=False)
+    queued: bool = field(init=False)
+    """True when a job was queued; False when the result came back at submission (a
+    passthrough), so there is nothing to wait for."""
+
+    def __post_init__(self) -> None:
+        self.queued = self._result is None
 
     @property
     def done(self) -> bool:

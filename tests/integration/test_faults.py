@@ -3,7 +3,6 @@ directory that cannot be written, a model that cuts or drips its answers."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ from tersify.store import keys
 from tersify.worker.processes.redis_server import LocalRedis
 from tersify.worker.processes.worker_process import WorkerProcess
 from tests.fakemodel import FakeModelServer, close_mid_body, ok, slow_drip
-from tests.helpers import wait_for
+from tests.helpers import json_lines, wait_for
 from tests.integration.conftest import provider_env
 
 StartWorker = Callable[..., WorkerProcess]
@@ -113,5 +112,4 @@ def test_a_worker_logs_a_chore_failing_while_redis_is_down_once_and_again_when_i
 
 def chore_events(worker: WorkerProcess, event: str, chore: str) -> list[dict[str, object]]:
     """The worker's JSON log lines of ``event`` about ``chore``."""
-    lines = (line for line in worker.log().splitlines() if line.startswith("{"))
-    return [e for e in map(json.loads, lines) if e.get("event") == event and e["chore"] == chore]
+    return [e for e in json_lines(worker.log()) if e.get("event") == event and e["chore"] == chore]

@@ -13,7 +13,7 @@ import pytest
 from tersify.settings import Settings
 from tersify.worker.processes.worker_process import WorkerProcess
 from tersify.worker.store.sessionlog import session_files
-from tests.helpers import tersify, tersify_argv, wait_for
+from tests.helpers import json_lines, tersify, tersify_argv, wait_for
 from tests.integration.conftest import API_KEY
 
 LONG = "".join(f"step {i}: compiled module_{i}.py\n" for i in range(400))
@@ -21,8 +21,7 @@ LONG = "".join(f"step {i}: compiled module_{i}.py\n" for i in range(400))
 
 def events(worker: WorkerProcess, name: str) -> list[dict[str, object]]:
     """The worker's JSON log lines of one event."""
-    lines = (line for line in worker.log().splitlines() if line.startswith("{"))
-    return [e for e in map(json.loads, lines) if e.get("event") == name]
+    return [e for e in json_lines(worker.log()) if e.get("event") == name]
 
 
 def test_forget_run_from_any_directory_deletes_the_logs_a_worker_wrote_elsewhere(

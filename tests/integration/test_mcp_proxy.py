@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tersify.settings import Settings
 from tersify.worker.processes.group import GroupProcess
 from tersify.worker.processes.worker_process import WorkerProcess
-from tests.helpers import free_port, tersify_argv
+from tests.helpers import free_port, json_lines, tersify_argv
 
 StartWorker = Callable[..., WorkerProcess]
 COMMITS = 300
@@ -170,7 +170,7 @@ def test_the_proxy_serves_streamable_http_with_listen(
         proxy.stop()
     assert got["tools"][-1] == "tersify_read" and "git_log" in got["tools"]
     assert "tersify_read(ref=" in got["summary"]
-    logged = [json.loads(line) for line in proxy.log().splitlines() if line.startswith("{")]
+    logged = json_lines(proxy.log())
     (listening,) = [e for e in logged if e.get("event") == "mcp_proxy_listening"]
     assert listening["url"] == f"http://127.0.0.1:{port}/mcp"
     first = got["range"].content[0].text.split("\n")

@@ -18,7 +18,7 @@ import pytest
 
 from tersify.settings import Settings
 from tersify.worker.processes.redis_server import free_port
-from tests.helpers import tersify, tersify_argv
+from tests.helpers import json_lines, tersify, tersify_argv
 from tests.integration.test_api import ApiServer
 
 LONG = "".join(f"step {i}: compiled module_{i}.py\n" for i in range(400))
@@ -272,7 +272,7 @@ def test_the_api_on_a_dead_redis_warns_at_start_and_answers_one_problem(
         api.stop()
     assert answer.status_code == 503
     assert answer.json()["detail"] == "Redis is unreachable; nothing was done, try again"
-    logged = [json.loads(line) for line in api.log().splitlines() if line.startswith("{")]
+    logged = json_lines(api.log())
     warned = [e for e in logged if e.get("event") == "startup_check_warned"]
     assert [w["check"] for w in warned] == ["redis"]
     assert warned[0]["detail"].startswith(f"cannot reach Redis at {dead.redis_url} ")

@@ -43,7 +43,7 @@ def over_threshold(settings: Settings) -> int:
 
 def savings(settings: Settings, *args: str, **env: str) -> dict[str, Any]:
     """``tersify savings ARGS… --json`` (``env``: setting overrides), parsed."""
-    done = tersify(settings, "savings", *args, "--json", "--no-progress", timeout=120, **env)
+    done = tersify(settings, "savings", *args, "--json", "--no-progress", timeout=300, **env)
     assert done.returncode == 0, done.stderr
     parsed: dict[str, Any] = json.loads(done.stdout)
     return parsed

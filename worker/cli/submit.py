@@ -87,7 +87,7 @@ def _submit(args: argparse.Namespace, settings: Settings) -> int:
             queue=queue,
             options=options,
         )
-        if args.no_wait and not handle.done:
+        if args.no_wait and handle.queued:  # however soon a worker may finish it
             print(handle.job_id)
             return 0
         if not handle.done:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Final
 
 from tersify.text.sanitize import sanitize
@@ -121,4 +122,17 @@ def normalized_lines(text: str) -> list[str]:
 
 def normalized_line(line: str) -> str:
     """One line as ``normalized_lines`` reads it."""
+    if len(line) <= _CACHED_LINE_CHARS:
+        return _normalized_short_line(line)
+    return normalized_lines(line)[0]
+
+
+# Matching two runs reads each new and gone line several times (by verdict, by counts, as
+# read), and a session's runs of one command share most of their lines: a short line's reading
+# is kept (at most 16,384 of them, 2,000 chars each).
+_CACHED_LINE_CHARS = 2000
+
+
+@lru_cache(maxsize=16_384)
+def _normalized_short_line(line: str) -> str:
     return normalized_lines(line)[0] if line else ""
