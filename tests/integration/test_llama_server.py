@@ -121,7 +121,9 @@ def test_a_job_runs_on_the_real_server_to_a_summary_or_a_fallback_for_what_it_an
     start_worker: Callable[..., WorkerProcess],
     tmp_path: Path,
 ) -> None:
-    worker = start_worker(**provider_env(llama))
+    # the window as configured: read from the busy server instead, a slow answer leaves it
+    # unknown and the first request may be refused (the test above covers learning it)
+    worker = start_worker(**provider_env(llama, openai_context_tokens=str(llama.n_ctx)))
     example = next(ex for ex in load_examples() if ex.tool_name == "bash")
     slow = settings.model_copy(update=SLOW)  # the producer's leases as the worker renews them
     with Producer(slow) as producer:

@@ -34,7 +34,7 @@ CHARS_PER_TOKEN = 3.0
 code run shorter than prose's four)."""
 MARGIN_TOKENS = 64
 """Room left in the window for the chat template's own tokens."""
-DESCRIBE_SECONDS = 2.0
+DESCRIBE_SECONDS = 5.0
 
 _STATED = re.compile(
     r"maximum context length is ([0-9][0-9,]*) tokens.*?requested ([0-9][0-9,]*) tokens", re.S
