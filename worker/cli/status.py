@@ -134,6 +134,14 @@ def render(status: dict[str, Any]) -> Group:
             for s in status["gated_sessions"][:20]
         ),
     )
+    failures = _failures(status)
+    return Group(
+        queues, workers, gated, failures, _rereads(status["rereads"]), *_gateway(status["gateway"])
+    )
+
+
+def _failures(status: dict[str, Any]) -> Table:
+    """Recent fallbacks and dead letters, under the fallback rate and the circuits."""
     rate = status["fallback_rate"]
     fallbacks = [
         [
@@ -157,15 +165,12 @@ def render(status: dict[str, Any]) -> Group:
         ]
         for d in status["dead_letters"]
     )
-    failures = _table(
+    return _table(
         f"fallbacks: {rate['fallbacks']}/{rate['completed']} jobs ({rate['rate']:.1%}) "
         f"in the last {rate['window_seconds'] / 60:g} min · circuits: "
         + escape(", ".join(f"{p} {s}" for p, s in status["circuits"].items())),
         ("when", "reason", "tool type", "provider", "session", "detail"),
         [*fallbacks, *dead],
-    )
-    return Group(
-        queues, workers, gated, failures, _rereads(status["rereads"]), *_gateway(status["gateway"])
     )
 
 

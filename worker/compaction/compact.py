@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from tersify.chat.compaction import (
@@ -164,34 +165,21 @@ def _summarize(
     plan = Plan.of(middle, context, settings.compaction_summary_max_chars)
     facts = render(plan.found, plan.facts_chars)
     deadline = time.monotonic() + (job.deadline - utcnow()).total_seconds()
-    limit = settings.model_window_chars
-    notes: Notes | None = None
     reason: FallbackReason | None = None
     detail: str | None = "no model provider configured"
     try:
-        room = transcript_room(
-            previous, max_input_chars=limit, facts=facts, answer_chars=plan.answer_chars
-        )
-        notes = transcript_notes(middle, routes, settings, deadline, room)
+        notes = _notes(middle, previous, (facts, plan.answer_chars), routes, settings, deadline)
     except ProviderError as exc:  # no window was read: the fallback below, with the reason
-        reason, detail = exc.reason, (exc.detail or exc.reason.value)[:200]
+        notes, reason, detail = None, exc.reason, (exc.detail or exc.reason.value)[:200]
     request = build_request(
         middle,
         previous,
-        max_input_chars=limit,
+        max_input_chars=settings.model_window_chars,
         max_tokens=DEFAULT_MAX_TOKENS,
         facts=facts,
         answer_chars=plan.answer_chars,
         notes=notes.text if notes is not None else None,
     )
-
-    def check(completion: Completion) -> None:
-        _check(completion, request, ground)
-        facts = plan.facts_for(completion.text)
-        made = with_facts(completion.text, facts, plan.requests)
-        wrong = problems(made, plan.limit, plan.requests, facts)
-        if wrong:
-            raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 
     if routes and reason is None:
         try:
@@ -200,7 +188,7 @@ def _summarize(
                 request,
                 deadline=deadline,
                 settings=settings,
-                check=check,
+                check=partial(_check_summary, request, ground, plan),
                 call_timeout=settings.model_timeout_seconds * 2,
             )
         except ProviderError as exc:
@@ -215,6 +203,40 @@ def _summarize(
     first = routes[0].provider.name if routes else None
     read = notes.completions if notes is not None else ()
     return _Summary(made, CompactionMethod.FALLBACK, None, first, reason, detail, read)
+
+
+def _notes(
+    middle: list[Turn],
+    previous: str | None,
+    sized: tuple[str, int],
+    routes: Sequence[Route],
+    settings: Settings,
+    deadline: float,
+) -> Notes | None:
+    """The notes of the windows a middle too long for one request is read in (None when it
+    fits), beside ``sized``: the rendered facts and the answer's room; ``ProviderError`` when
+    no window could be read."""
+    facts, answer_chars = sized
+    room = transcript_room(
+        previous,
+        max_input_chars=settings.model_window_chars,
+        facts=facts,
+        answer_chars=answer_chars,
+    )
+    return transcript_notes(middle, routes, settings, deadline, room)
+
+
+def _check_summary(
+    request: ModelRequest, ground: Ground | None, plan: Plan, completion: Completion
+) -> None:
+    """``completion`` checked as an answer to ``request`` (``_check``), then as the summary it
+    makes with the facts appended: ``ProviderError`` (malformed) naming what is wrong."""
+    _check(completion, request, ground)
+    facts = plan.facts_for(completion.text)
+    made = with_facts(completion.text, facts, plan.requests)
+    wrong = problems(made, plan.limit, plan.requests, facts)
+    if wrong:
+        raise ProviderError(FallbackReason.MALFORMED, "; ".join(wrong)[:200])
 
 
 def _check(completion: Completion, request: ModelRequest, ground: Ground | None) -> None:

@@ -174,17 +174,11 @@ def rows(
     total = weights.total
     units = doc.units
     mean = len(doc.text) / units if units else 1.0
-    count = len(doc)
     headers = set(doc.headers)
-    table = doc.table
     shaped = [shape(doc.lines[c.anchor]) for c in pool]
     shapes = Counter(shaped)
     rare_terms = {t for t, w in weights.weights.items() if w >= RARE_TERM_WEIGHT}
     n_terms = max(1, len(weights.weights))
-    # Where each candidate stands among this text's candidates: by the rules' worth, and by its
-    # line's and its block's share of the query (scores differ in scale from text to text).
-    order = sorted(range(len(pool)), key=lambda k: (-pool[k].weight, pool[k].anchor))
-    place = {k: rank for rank, k in enumerate(order)}
     found: list[list[float]] = []
     for k, c in enumerate(pool):
         i = c.anchor
@@ -199,8 +193,6 @@ def rows(
         around = evidence.terms_in(start, end) if total else []
         block_best = max((weights.weights[t] for t in around), default=0.0)
         distance = evidence.distance(i)
-        stripped = line.strip()
-        digits = sum(map(str.isdigit, stripped))
         span = c.span[1] - c.span[0] if c.span else c.record_lines
         row += [
             1.0 if total else 0.0,
@@ -211,25 +203,48 @@ def rows(
             sum(weights.weights[t] for t in around) / total if total else 0.0,
             rare_share(block_best, units),
             math.log1p(distance) if distance >= 0 else 5.0,
-            i / count if count else 0.0,
-            1.0 if i < count * 0.1 else 0.0,
-            1.0 if i >= count * 0.9 else 0.0,
-            math.log1p(doc.indent(i)),
-            math.log1p(len(stripped)),
-            1.0 if _KEY_VALUE.match(line) else 0.0,
-            1.0 if i in headers else 0.0,
-            1.0 if table is not None and i > table.header else 0.0,
-            1.0 if _COLUMNS.search(stripped) else 0.0,
-            1.0 if _FIELD_SEVERITY.search(line[:200]) else 0.0,
-            1.0 if _LOCATION.match(line) else 0.0,
-            math.log1p(len(_NUMBER.findall(line[:300]))),
-            digits / len(stripped) if stripped else 0.0,
+            *_placed(doc, i, headers),
             math.log1p(shapes[shaped[k]] - 1),
             math.log1p(max(c.group, item.count if item is not None else 1) - 1),
             math.log1p(span),
             1.0 if c.focused else 0.0,
         ]
         found.append(row)
+    _add_standing(found, pool)
+    return found
+
+
+def _placed(doc: Doc, i: int, headers: set[int]) -> list[float]:
+    """Line ``i``'s features that need no query: where it stands, its depth and length, and
+    its shape (key-value, header, table row, columns, a severity field, a location, numbers)."""
+    line = doc.lines[i]
+    stripped = line.strip()
+    count = len(doc)
+    table = doc.table
+    digits = sum(map(str.isdigit, stripped))
+    return [
+        i / count if count else 0.0,
+        1.0 if i < count * 0.1 else 0.0,
+        1.0 if i >= count * 0.9 else 0.0,
+        math.log1p(doc.indent(i)),
+        math.log1p(len(stripped)),
+        1.0 if _KEY_VALUE.match(line) else 0.0,
+        1.0 if i in headers else 0.0,
+        1.0 if table is not None and i > table.header else 0.0,
+        1.0 if _COLUMNS.search(stripped) else 0.0,
+        1.0 if _FIELD_SEVERITY.search(line[:200]) else 0.0,
+        1.0 if _LOCATION.match(line) else 0.0,
+        math.log1p(len(_NUMBER.findall(line[:300]))),
+        digits / len(stripped) if stripped else 0.0,
+    ]
+
+
+def _add_standing(found: list[list[float]], pool: Sequence[Candidate]) -> None:
+    """Append to each row where its candidate stands among this text's: by the rules' worth,
+    and by its line's and its block's share of the query (scores differ in scale from text to
+    text)."""
+    order = sorted(range(len(pool)), key=lambda k: (-pool[k].weight, pool[k].anchor))
+    place = {k: rank for rank, k in enumerate(order)}
     top_match = max((row[_MATCH] for row in found), default=0.0) or 1.0
     top_block = max((row[_BLOCK] for row in found), default=0.0) or 1.0
     for k, row in enumerate(found):
@@ -240,4 +255,3 @@ def rows(
             row[_MATCH] / top_match,
             row[_BLOCK] / top_block,
         ]
-    return found
